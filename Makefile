@@ -1,0 +1,30 @@
+# Two commands a new user needs: `make demo` and `make test`. Both create .venv and install on first use.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "alchemy-table needs Python 3.11 or newer (set PYTHON=python3.11)")'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/alchemy-table demo
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+bench: $(STAMP)
+	$(VENV)/bin/alchemy-table bench all
+
+clean:
+	rm -rf $(VENV) demo-output .pytest_cache build *.egg-info
