@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import pkgutil
 
@@ -16,7 +17,7 @@ def register(sub) -> None:
     p = sub.add_parser("bench", help="run a benchmark and print its figures (medians, ratios)",
                        description=f"Benchmarks: {', '.join(available()) or '(none yet)'}, or all.")
     p.add_argument("name", metavar="NAME|all")
-    p.add_argument("args", nargs="*", help="options passed to the benchmark")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="options passed to the benchmark")
     p.set_defaults(run=run)
 
 

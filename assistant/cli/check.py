@@ -26,9 +26,11 @@ def run(args) -> int:
         print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         for step in report.steps:
-            verdict = "ok" if step.legal else f"ILLEGAL: {step.reason}"
-            scores = "  ".join(f"{name} {points}" for name, points in step.scores.items())
-            print(f"#{step.index:<3} {step.action:<60} {verdict}" + (f"   [{scores}]" if scores else ""))
+            scores = ", ".join(f"{name} {points}" for name, points in step.scores.items())
+            verdict = "ok" if step.legal else "ILLEGAL"
+            print(f"#{step.index:<3} {verdict:7} {step.action}" + (f"  [{scores}]" if scores else ""))
+            if not step.legal:
+                print(f"     reason: {step.reason}")
         bad = report.first_illegal
         if bad is not None:
             print(f"first illegal action: #{bad.index}: {bad.reason} (nothing after it was applied)")
