@@ -1,0 +1,271 @@
+"""``alchemy-table alchemists``: the game master that replaces the Alchemists companion app, and a deduction
+aid.
+
+Subcommands: ``new``, ``mix``, ``sell``, ``debunk``, ``reveal``, ``solve``; every one takes ``--json``.
+Secrecy: only ``new`` prints the code and only ``reveal`` prints the assignment; error messages never
+repeat either (stderr may end up in the system journal).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+from assistant import alchemists_state as state
+from assistant.cli import Parser
+from assistant.engines import alchemists as al
+from assistant.records import read_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("alchemists", help="Alchemists: game master (secret answers) and deduction aid",
+                       description="The game master that replaces the Alchemists app (new, mix, sell, debunk, "
+                                   "reveal) and a deduction aid for one player (solve). See docs/alchemists.md.")
+    p.set_defaults(run=lambda args: _usage(p))
+    cmds = p.add_subparsers(dest="alchemists_command", metavar="SUBCOMMAND", parser_class=Parser)
+
+    c = cmds.add_parser("new", help="start a game: draw a secret code")
+    c.add_argument("--master", action="store_true", help="master mode (debunks are demonstrations by a mix)")
+    c.add_argument("--code", help="record an existing game code on this machine instead of drawing one")
+    c.set_defaults(run=run_new)
+
+    c = cmds.add_parser("mix", help="test on a student or drink: the potion two ingredients make")
+    _code_and_pair(c)
+    c.add_argument("--drink", action="store_true", help="you drink it: say what a negative potion does")
+    c.add_argument("--exhibit", metavar="POTION", help="final exhibition: say only whether it is POTION")
+    c.set_defaults(run=run_mix)
+
+    c = cmds.add_parser("sell", help="sell to the adventurer: the quality class reached")
+    _code_and_pair(c)
+    c.add_argument("--wanted", required=True, metavar="POTION", help="the potion the adventurer wants")
+    c.add_argument("--promise", required=True, metavar="QUALITY", help="perfect, good, neutral or bad")
+    c.add_argument("--discount", type=int, default=0, metavar="N", help="discount card played: 0..3")
+    c.add_argument("--reputation", type=int, metavar="N", help="your reputation (its zone changes the price)")
+    c.set_defaults(run=run_sell)
+
+    c = cmds.add_parser("debunk", help="apprentice: ING COLOUR shows an aspect; master: ING ING, a demonstration")
+    c.add_argument("code", metavar="CODE")
+    c.add_argument("ingredient", metavar="ING")
+    c.add_argument("what", metavar="COLOUR|ING")
+    c.add_argument("--theory", action="append", default=[], metavar="[ING=]ALCHEMICAL",
+                   help="the published theory being debunked (repeat for both ingredients in master mode)")
+    c.set_defaults(run=run_debunk)
+
+    c = cmds.add_parser("reveal", help="the grand reveal: the assignment, and the theories' victory points")
+    c.add_argument("code", metavar="CODE")
+    c.add_argument("theories", nargs="?", metavar="THEORIES.json")
+    c.set_defaults(run=run_reveal)
+
+    c = cmds.add_parser("solve", help="deduction aid: what your facts still allow, and the best next mix")
+    c.add_argument("facts", metavar="FACTS.json")
+    c.add_argument("--trust", metavar="THEORIES.json", help="also trust every theory in this file")
+    c.add_argument("--hand", nargs="+", metavar="ING", help="suggest a mix among these ingredients only")
+    c.add_argument("--list", type=int, default=10, metavar="N",
+                   help="list the remaining assignments when there are at most N (default 10)")
+    c.set_defaults(run=run_solve)
+
+    for parser in cmds.choices.values():
+        parser.add_argument("--json", action="store_true", help="answer in JSON")
+
+
+def _usage(parser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _code_and_pair(parser) -> None:
+    parser.add_argument("code", metavar="CODE")
+    parser.add_argument("first", metavar="ING")
+    parser.add_argument("second", metavar="ING")
+
+
+def _emit(args, data: dict, lines: list[str]) -> None:
+    print(json.dumps(data, ensure_ascii=False) if args.json else "\n".join(lines))
+
+
+def _percent(p: float) -> str:
+    return "." if p == 0 else ("<1" if p < 0.005 else f"{100 * p:.0f}")
+
+
+def run_new(args) -> int:
+    if args.code is not None:
+        code = al.code_for_index(al.index_of_code(args.code))
+    else:
+        code = al.code_for_index(secrets.randbelow(al.GAMES))
+    mode = al.MASTER if args.master else al.APPRENTICE
+    path = state.record_game(code, mode, al.assignment_from_code(code).as_dict())
+    _emit(args, {"code": code, "mode": mode},
+          [f"code {code} ({mode} mode)",
+           "keep it to the game master: whoever knows the code can work out the answers",
+           f"game saved in {path} (readable by you only)"])
+    return 0
+
+
+def run_mix(args) -> int:
+    game = al.assignment_from_code(args.code)
+    if args.exhibit is not None:
+        if args.drink:
+            raise al.AlchemistsError("an exhibited potion is shown, not drunk: use --exhibit or --drink")
+        result = al.exhibit(game, args.first, args.second, al.Potion.parse(args.exhibit))
+        verdict = ("success: it is the potion promised" if result.success
+                   else "failure: not the potion promised; lose 1 reputation point")
+        _emit(args, {"promised": str(result.promised), "success": result.success},
+              [f"exhibit {result.promised}: {verdict}"])
+        return 0
+    first, second = al.parse_ingredient(args.first), al.parse_ingredient(args.second)
+    potion = al.brew(game, first, second)
+    data: dict = {"potion": str(potion)}
+    lines = [f"{first} + {second}: {potion} ({potion.effect})"]
+    if args.drink:
+        data["effect"] = al.drink_effect(potion)
+        lines.append(f"you drank it: {data['effect'] or 'no effect'}")
+    elif potion.sign < 0:
+        lines.append(al.master.STUDENT_NOTE)
+    _emit(args, data, lines)
+    return 0
+
+
+def run_sell(args) -> int:
+    game = al.assignment_from_code(args.code)
+    potion = al.brew(game, args.first, args.second)
+    sale = al.sell(potion, al.Potion.parse(args.wanted), al.Quality.parse(args.promise), args.discount,
+                   args.reputation)
+    meaning = {"perfect": f"the potion wanted, {sale.wanted}",
+               "good": f"the right sign, {'+' if sale.wanted.sign > 0 else '-'}, but another colour",
+               "neutral": "a neutral potion",
+               "bad": "the wrong sign; colour not told"}[sale.reached.value]
+    paid = (f"promise kept: the adventurer pays {sale.coins} gold" if sale.kept
+            else "promise not kept: the adventurer pays nothing")
+    lines = [f"quality reached: {sale.reached} ({meaning})", paid]
+    if sale.reputation:
+        lines.append(f"a {sale.reached} potion: lose {-sale.reputation} reputation point")
+    _emit(args, {"wanted": str(sale.wanted), "promise": str(sale.promise), "reached": str(sale.reached),
+                 "kept": sale.kept, "coins": sale.coins, "reputation": sale.reputation}, lines)
+    return 0
+
+
+def _debunk_mode(code: str, what: str) -> str:
+    """The game's recorded mode, else the one the arguments imply (this machine may not have made it)."""
+    is_colour = what.strip().lower() in {c.value for c in al.COLOURS}
+    recorded = state.game_mode(code)
+    if recorded == al.APPRENTICE and not is_colour:
+        raise al.AlchemistsError("this is an apprentice game: debunk CODE INGREDIENT COLOUR "
+                                 "(red, green or blue)")
+    if recorded == al.MASTER and is_colour:
+        raise al.AlchemistsError("this is a master game: a debunk is a demonstration, debunk CODE ING ING")
+    return recorded or (al.APPRENTICE if is_colour else al.MASTER)
+
+
+def _theories(values: list[str], default: str) -> dict[str, al.Alchemical]:
+    theories: dict[str, al.Alchemical] = {}
+    for value in values:
+        ingredient, _, alchemical = value.rpartition("=")
+        ingredient = al.parse_ingredient(ingredient) if ingredient else default
+        if ingredient in theories:
+            raise al.AlchemistsError(f"--theory: two theories about {ingredient}")
+        theories[ingredient] = al.Alchemical.parse(alchemical)
+    return theories
+
+
+def run_debunk(args) -> int:
+    code = al.code_for_index(al.index_of_code(args.code))
+    game = al.assignment_from_code(code)
+    first = al.parse_ingredient(args.ingredient)
+    theories = _theories(args.theory, first)
+    if _debunk_mode(code, args.what) == al.APPRENTICE:
+        if set(theories) - {first}:
+            raise al.AlchemistsError(f"--theory: an apprentice debunk of {first} judges a theory of {first} only")
+        shown = al.debunk_aspect(game, first, al.Colour.parse(args.what), theories.get(first))
+        sign = "+" if shown.sign > 0 else "-"
+        lines = [f"{first}: the {shown.colour} aspect is {sign}"]
+        if shown.debunked is not None:
+            lines.append(f"theory {shown.theory} debunked: +2 reputation" if shown.debunked
+                         else f"theory {shown.theory} stands: the debunker loses 1 reputation point")
+        _emit(args, {"ingredient": first, "colour": str(shown.colour), "sign": sign,
+                     "debunked": shown.debunked, "reputation": shown.reputation}, lines)
+        return 0
+    demo = al.demonstrate(game, first, args.what, theories)
+    lines = [f"{demo.ingredients[0]} + {demo.ingredients[1]}: {demo.potion} ({demo.potion.effect})"]
+    data: dict = {"potion": str(demo.potion)}
+    if theories:
+        if demo.debunked:
+            lines.append(f"debunked: the theory of {' and '.join(demo.debunked)}; +2 reputation")
+        elif demo.conflict:
+            lines.append("conflict: the two theories cannot both be right; +2 reputation")
+        else:
+            lines.append("nothing debunked: the debunker loses 1 reputation point")
+        data |= {"debunked": list(demo.debunked), "conflict": demo.conflict, "success": demo.success,
+                 "reputation": demo.reputation}
+    _emit(args, data, lines)
+    return 0
+
+
+def run_reveal(args) -> int:
+    game = al.assignment_from_code(args.code)
+    assignment = game.as_dict()
+    lines = ["the answers:"] + [f"  {ingredient:<9} {alchemical}" for ingredient, alchemical in assignment.items()]
+    data: dict = {"assignment": assignment}
+    if args.theories is not None:
+        revelation = al.grand_reveal(game, al.parse_theories(read_json(args.theories), args.theories))
+        lines.append("theories:")
+        data["theories"] = []
+        for v in revelation.verdicts:
+            verdict = "right" if v.correct else f"wrong ({', '.join(map(str, v.wrong))} wrong; it is {v.truth})"
+            seals = ", ".join(f"{s.player} {s.kind} {points:+d}" for s, points in v.points) or "no seals"
+            lines.append(f"  {v.theory.ingredient:<9} {v.theory.alchemical}  {verdict}: {seals}")
+            data["theories"].append({
+                "ingredient": v.theory.ingredient, "alchemical": str(v.theory.alchemical), "correct": v.correct,
+                "wrong_aspects": [str(c) for c in v.wrong],
+                "seals": [{"player": s.player, "seal": str(s.kind), "points": points} for s, points in v.points]})
+        data["points"] = revelation.points
+        lines.append("victory points: " + (", ".join(f"{player} {points:+d}" for player, points
+                                                      in revelation.points.items()) or "none"))
+    _emit(args, data, lines)
+    return 0
+
+
+def run_solve(args) -> int:
+    facts, hand = al.parse_facts(read_json(args.facts), args.facts)
+    if args.trust:
+        facts += [al.TheoryFact(t.ingredient, t.alchemical)
+                  for t in al.parse_theories(read_json(args.trust), args.trust)]
+    if args.hand:
+        hand = [al.parse_ingredient(h) for h in args.hand]
+    deduction = al.deduce(facts)
+    if not deduction.consistent:
+        k = deduction.contradiction
+        _emit(args, {"status": "inconsistent", "facts": len(facts), "contradiction": k, "fact": str(facts[k])},
+              [f"inconsistent: no assignment fits these facts; fact #{k} ({facts[k]}) contradicts the ones "
+               "before it"])
+        return 1
+    probabilities = deduction.probabilities
+    certain = deduction.certain
+    suggestion = al.suggest_mix(deduction, hand)
+    listed = deduction.assignments(args.list) if deduction.remaining <= args.list else []
+    data = {
+        "status": "ok", "facts": len(facts), "remaining": deduction.remaining,
+        "bits": round(deduction.bits, 3),
+        "probabilities": {i: {str(a): round(float(probabilities[n, a.index]), 4) for a in al.ALCHEMICALS}
+                          for n, i in enumerate(al.INGREDIENTS)},
+        "certain": {i: str(a) for i, a in certain.items()},
+        "next_mix": None if suggestion is None else {
+            "ingredients": list(suggestion.ingredients), "expected_bits": round(suggestion.expected_bits, 3),
+            "outcomes": {str(p): round(q, 4) for p, q in suggestion.outcomes}},
+        "assignments": [a.as_dict() for a in listed],
+    }
+    lines = [f"{len(facts)} facts: {deduction.remaining} of {al.GAMES} assignments still possible "
+             f"({deduction.bits:.2f} bits left)",
+             "percent     " + " ".join(f"{a!s:>6}" for a in al.ALCHEMICALS)]
+    for n, ingredient in enumerate(al.INGREDIENTS):
+        lines.append(f"  {ingredient:<9} " + " ".join(f"{_percent(p):>6}" for p in probabilities[n]))
+    lines.append("certain: " + (", ".join(f"{i} = {a}" for i, a in certain.items()) or "nothing yet"))
+    if suggestion is not None and suggestion.expected_bits > 0:
+        outcomes = ", ".join(f"{p} {100 * q:.0f}%" for p, q in suggestion.outcomes)
+        lines.append(f"next mix: {' + '.join(suggestion.ingredients)}, expected to tell "
+                     f"{suggestion.expected_bits:.2f} bits ({outcomes})")
+    else:
+        lines.append("next mix: " + ("no mix tells anything more" if suggestion else "no pair in the hand"))
+    for a in listed:
+        lines.append("possible: " + " ".join(f"{i}={x}" for i, x in a.as_dict().items()))
+    _emit(args, data, lines)
+    return 0
