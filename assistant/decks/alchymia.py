@@ -1,0 +1,118 @@
+"""Alchymia decks: crystal structures and potion cards read from a TOML file.
+
+The format is documented in ``docs/decks-alchymia.md``; ``data/alchymia-sample.toml`` is an illustrative
+sample deck (not the publisher's cards). Errors read ``FILE: card NAME: what is wrong``.
+
+>>> deck = load_deck()
+>>> len(deck.potions), [len(stack) for stack in deck.crystals]
+(55, [5, 5, 5, 5, 5])
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from assistant.engines.alchymia import ELEMENTS, AlchymiaError, Board, CrystalCard, Deck, Element, PotionCard
+
+SAMPLE = "alchymia-sample"
+
+
+class DeckError(ValueError):
+    """A deck file that cannot be used; the message reads ``FILE: card NAME: what is wrong``."""
+
+
+def deck_path(name_or_path: str | Path = SAMPLE) -> Path:
+    """``alchymia-sample`` (the sample shipped with the package) or a path to a ``.toml`` file."""
+    if str(name_or_path) == SAMPLE:
+        return Path(str(resources.files("assistant.decks") / "data" / f"{SAMPLE}.toml"))
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise DeckError(f"{path}: no such deck file (or give {SAMPLE} for the sample deck)")
+    return path
+
+
+def load_deck(name_or_path: str | Path = SAMPLE) -> Deck:
+    path = deck_path(name_or_path)
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except OSError as e:
+        raise DeckError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise DeckError(f"{path}: not valid TOML: {e}") from None
+    return parse_deck(data, str(path))
+
+
+def parse_deck(data: dict[str, Any], source: str = "<deck>") -> Deck:
+    """Build a Deck from the TOML data; raises DeckError naming ``source``, the card and the problem."""
+    head = data.get("deck", {})
+    if not isinstance(head, dict):
+        raise DeckError(f"{source}: deck: expected a table with rows and cols")
+    rows, cols = head.get("rows", 3), head.get("cols", 3)
+    for key, value in (("rows", rows), ("cols", cols)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 9:
+            raise DeckError(f"{source}: deck: {key}: expected a whole number from 1 to 9, got {value!r}")
+    raw_crystals = data.get("crystal", [])
+    if not isinstance(raw_crystals, list) or not raw_crystals:
+        raise DeckError(f"{source}: crystal: expected [[crystal]] tables, one per crystal card")
+    stacks: dict[Element, list[CrystalCard]] = {e: [] for e in ELEMENTS}
+    for i, raw in enumerate(raw_crystals):
+        card = _crystal(raw, i, rows, cols, source)
+        for other in stacks[card.element]:
+            if card.structure.matches(other.structure):
+                raise DeckError(f"{source}: card {card.name}: same structure as {other.name} (up to a rotation)"
+                                f" in the {card.element} stack")
+        stacks[card.element].append(card)
+    empty = [e.value for e in ELEMENTS if not stacks[e]]
+    if empty:
+        raise DeckError(f"{source}: crystal: no card for the {empty[0]} element")
+    raw_potions = data.get("potions")
+    if not isinstance(raw_potions, dict) or not raw_potions:
+        raise DeckError(f'{source}: potions: expected a [potions] table of NAME = "LETTERS" (e.g. p01 = "GGY")')
+    potions = []
+    for name, letters in raw_potions.items():
+        if not isinstance(letters, str):
+            raise DeckError(f"{source}: card {name}: expected a string of potion letters, got {letters!r}")
+        try:
+            potions.append(PotionCard(name, letters))
+        except AlchymiaError as e:
+            raise DeckError(f"{source}: card {name}: {_without_card(e)}") from None
+    try:
+        return Deck(rows, cols, tuple(tuple(stacks[e]) for e in ELEMENTS), tuple(potions))
+    except AlchymiaError as e:
+        raise DeckError(f"{source}: {e}") from None
+
+
+def _crystal(raw: Any, i: int, rows: int, cols: int, source: str) -> CrystalCard:
+    if not isinstance(raw, dict):
+        raise DeckError(f"{source}: crystal {i + 1}: expected a table with name, element and structure")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name:
+        raise DeckError(f"{source}: crystal {i + 1}: name: expected a card name")
+    where = f"{source}: card {name}"
+    element = raw.get("element")
+    try:
+        element = Element(element)
+    except ValueError:
+        raise DeckError(f"{where}: element: expected one of {', '.join(e.value for e in ELEMENTS)}, "
+                        f"got {element!r}") from None
+    structure = raw.get("structure")
+    if not isinstance(structure, list) or not all(isinstance(row, str) for row in structure):
+        raise DeckError(f'{where}: structure: expected a list of rows of letters, e.g. ["G..", ".W.", "..R"]')
+    if len(structure) != rows:
+        raise DeckError(f"{where}: structure: {len(structure)} rows, the deck's boards have {rows}")
+    for r, row in enumerate(structure):
+        if len(row.replace(" ", "")) != cols:
+            raise DeckError(f"{where}: structure: row {r + 1} has {len(row.replace(' ', ''))} positions, "
+                            f"expected {cols}")
+    try:
+        return CrystalCard(name, element, Board.parse("\n".join(structure)))
+    except AlchymiaError as e:
+        raise DeckError(f"{where}: structure: {_without_card(e)}") from None
+
+
+def _without_card(error: AlchymiaError) -> str:
+    text = str(error)
+    return text.split(": ", 1)[1] if text.startswith(("potion card ", "crystal card ")) else text
