@@ -1,0 +1,116 @@
+"""Table modes: one per game, turning what is on the table into game events, verdicts and outputs.
+
+A table mode is driven by the live loop (``assistant.live``), by ``replay`` and ``demo``, and directly by
+the tests. It sees only *committed* states (``assistant.stabilise.State``: every slot zone's label and every
+count zone's counts, never a hand) and button commands (``hardware.buttons.Command`` values), and answers
+each with a :class:`Response`: the game events (for the journal and the log), the LED patterns to play per
+named group of the LED map (``status``, ``cauldron-1``..``cauldron-10``, ``player-1``..``player-5``, the
+20-pixel ``crame`` bar), and the screen to show.
+
+The contract::
+
+    mode = make_mode("chaudron", layout, setup)   # setup: the game's set-up as plain data (docs/table-*.md)
+    mode.start()                                  # -> Response: the opening screen and LEDs
+    mode.on_commit(state, previous)               # -> Response, for each committed state
+    mode.on_command("confirm")                    # -> Response, for each button command
+
+A mode is deterministic: the same calls in the same order give the same responses. That is how a game is
+resumed after a power cut: the journal's committed states and commands are fed again to a fresh mode.
+Events never carry secrets (the Alchemists assignment stays in its owner-only state file).
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from assistant.stabilise import State
+from calibration.layout import Layout
+
+MODES = {
+    "alchimiste": "assistant.table.alchimiste:AlchimisteTable",
+    "alchemists": "assistant.table.alchemists:AlchemistsTable",
+    "alchymia": "assistant.table.alchymia:AlchymiaTable",
+    "chaudron": "assistant.table.chaudron:ChaudronTable",
+}
+
+
+class SetupError(ValueError):
+    """A game set-up that cannot be used; the message reads ``SOURCE: key: what is wrong``."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in the game, as the table saw it.
+
+    ``kind`` is a short word (``create``, ``copy``, ``illegal``, ``cramé``, ``potion``, ``crystal``,
+    ``mix``, ``end``...), ``message`` the sentence shown and logged, ``legal`` the verdict when the event is
+    a player's action (None otherwise), ``data`` JSON-able facts for the journal and the tests.
+    """
+
+    kind: str
+    message: str
+    legal: bool | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "message": self.message}
+        if self.legal is not None:
+            out["legal"] = self.legal
+        if self.data:
+            out["data"] = dict(self.data)
+        return out
+
+
+@dataclass(frozen=True)
+class Response:
+    """What the table answers: events, LED patterns by group (None stops a group), the screen (None keeps
+    the one showing). Patterns are ``hardware.leds.patterns`` values, screens ``hardware.display.screens``."""
+
+    events: tuple[Event, ...] = ()
+    leds: Mapping[str, Any] = field(default_factory=dict)
+    screen: Any = None
+
+    def __add__(self, other: Response) -> Response:
+        return Response(self.events + other.events, {**self.leds, **other.leds},
+                        other.screen if other.screen is not None else self.screen)
+
+
+class TableMode(ABC):
+    """One game on the table. Subclasses keep their own game state (engine values) between calls."""
+
+    game: ClassVar[str]
+
+    def __init__(self, layout: Layout, setup: Mapping[str, Any] | None = None, source: str = "setup"):
+        self.layout = layout
+        self.setup = dict(setup or {})
+        self.source = source
+
+    @abstractmethod
+    def start(self) -> Response:
+        """The opening screen and LEDs, before any state is committed."""
+
+    @abstractmethod
+    def on_commit(self, state: State, previous: State | None) -> Response:
+        """A new committed state (``previous`` is the last one, None for the first)."""
+
+    def on_command(self, command: str) -> Response:
+        """A button command (``next``, ``back``, ``confirm``, ``game-next``, ``game-previous``)."""
+        return Response()
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended (won, lost or scored)."""
+        return False
+
+
+def make_mode(game: str, layout: Layout, setup: Mapping[str, Any] | None = None,
+              source: str = "setup") -> TableMode:
+    """The table mode of ``game`` over ``layout``, set up from ``setup`` (errors raise SetupError)."""
+    if game not in MODES:
+        raise SetupError(f"{source}: game: expected one of {', '.join(MODES)}, got {game!r}")
+    module, _, name = MODES[game].partition(":")
+    return getattr(importlib.import_module(module), name)(layout, setup, source)
