@@ -1,0 +1,59 @@
+"""``alchemy-table bench vision``: what reading a 1280 x 960 frame costs.
+
+Per default layout, on a rendered frame: the median time to read it with the homography cached, the same
+with marker detection, and the ratio of the first to one ``cv2.warpPerspective`` of the whole frame
+measured in the same run (target: at most 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import cv2
+import numpy as np
+
+from calibration.layout import default_layouts, load_layout
+from vision.read import Reader
+from vision.render import Conditions, random_state, render_frame
+from vision.render.camera import FRAME_SIZE, Pose
+
+
+def _median_ms(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return 1000 * statistics.median(times)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="alchemy-table bench vision")
+    parser.add_argument("--repeats", type=int, default=60)
+    parser.add_argument("--layout", action="append", help="layout(s) to measure (default: all four)")
+    args = parser.parse_args(argv)
+    print(f"opencv {cv2.__version__}, {cv2.getNumThreads()} threads; medians over {args.repeats} runs")
+    print(f"{'layout':12} {'read cached':>12} {'read+markers':>13} {'warpPerspective':>16} {'ratio':>6}")
+    worst = 0.0
+    for name in args.layout or default_layouts():
+        layout = load_layout(name)
+        rng = np.random.default_rng(7)
+        frame, truth = render_frame(layout, random_state(layout, rng), Conditions(pose=Pose(tilt_deg=4, yaw_deg=5)),
+                                    rng)
+        reader = Reader(layout, recheck_every=10**9)
+        reader.read(frame)
+        H = np.array(truth["homography"])
+        warp = _median_ms(lambda: cv2.warpPerspective(frame, H, FRAME_SIZE), args.repeats)  # noqa: B023
+        cached = _median_ms(lambda: reader.read(frame), args.repeats)  # noqa: B023
+
+        def detect():
+            reader.locator.invalidate()  # noqa: B023
+            reader.read(frame)  # noqa: B023
+        full = _median_ms(detect, max(5, args.repeats // 4))
+        ratio = cached / warp
+        worst = max(worst, ratio)
+        print(f"{name:12} {cached:9.2f} ms {full:10.2f} ms {warp:13.2f} ms {ratio:6.2f}")
+    print(f"worst ratio read (cached) / warpPerspective: {worst:.2f} (target <= 3)")
+    return 0

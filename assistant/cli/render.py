@@ -1,0 +1,78 @@
+"""``alchemy-table render``: rendered test frames of a board, with their ground truth.
+
+One frame: ``render --layout NAME [--state STATE.json] --out FRAME.png`` writes FRAME.png and FRAME.json
+(the truth: zone labels, counts, hidden zones, conditions). A random legal-looking state when no state is
+given; ``--calibration-frame`` sets the pieces out as the layout's calibration table says.
+An evaluation set: ``render --layout all --set DIR --frames 400`` cycles through the layouts and the four
+lightings, with hands over some frames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from calibration.layout import default_layouts, load_layout
+from vision.render import LIGHTINGS, calibration_state, lighting_preset, load_state, random_conditions, random_state
+from vision.render import render_frame as render_one
+from vision.render.dataset import write_frame, write_set
+
+
+def register(sub) -> None:
+    p = sub.add_parser("render", help="render a test frame of a board (and its ground truth), or a whole set",
+                       description="Render a 1280x960 frame of a board with pieces, camera pose, lens, light, "
+                                   "shadows, noise and optionally a hand; FRAME.json beside it holds the truth.")
+    p.add_argument("--layout", required=True, help="layout name or file; with --set, a comma list or 'all'")
+    p.add_argument("--state", metavar="STATE.json", help="what lies in each zone (default: a random state)")
+    p.add_argument("--out", metavar="FRAME.png", help="the frame to write (its truth goes to FRAME.json)")
+    p.add_argument("--calibration-frame", action="store_true",
+                   help="set the pieces out as the layout's calibration table says (for 'calibrate colours')")
+    p.add_argument("--lighting", choices=LIGHTINGS, help="light (default: random)")
+    hand = p.add_mutually_exclusive_group()
+    hand.add_argument("--hand", action="store_true", default=None, help="a hand over the board")
+    hand.add_argument("--no-hand", dest="hand", action="store_false", help="no hand")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--set", metavar="DIR", help="write an evaluation set of --frames frames into DIR")
+    p.add_argument("--frames", type=int, default=400, help="frames in the --set (default 400)")
+    p.add_argument("--hands", type=float, default=1 / 6, help="fraction of --set frames with a hand (default 1/6)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.set:
+        names = default_layouts() if args.layout == "all" else args.layout.split(",")
+        layouts = [load_layout(n) for n in names]
+        if args.frames < 1:
+            raise ValueError(f"--frames: expected at least 1, got {args.frames}")
+        if not 0 <= args.hands <= 1:
+            raise ValueError(f"--hands: expected a fraction 0..1, got {args.hands}")
+        n = 0
+        for n, path in enumerate(write_set(Path(args.set), layouts, args.frames, args.seed, args.hands), 1):
+            if n % 50 == 0:
+                print(f"{n} frames ... {path}")
+        print(f"{n} frames with their truth written to {args.set}")
+        return 0
+    if not args.out:
+        raise ValueError("render: --out FRAME.png is needed (or --set DIR)")
+    layout = load_layout(args.layout)
+    rng = np.random.default_rng(args.seed)
+    if args.calibration_frame:
+        state = calibration_state(layout)
+    elif args.state:
+        state = load_state(args.state, layout)
+    else:
+        state = random_state(layout, rng)
+    conditions = random_conditions(layout, rng, lighting=args.lighting,
+                                   hand=False if args.calibration_frame else args.hand, foreign=False)
+    if args.calibration_frame:
+        conditions = replace(conditions, lighting=lighting_preset(args.lighting or "daylight"))
+    frame, truth = render_one(layout, state, conditions, rng)
+    out = Path(args.out)
+    write_frame(out, frame, truth)
+    hidden = sum(1 for v in truth["zones"].values() if v == "unknown")
+    print(f"{out}: {layout.name}, {truth['conditions']['lighting']} light"
+          f"{', hand over ' + str(hidden) + ' zones' if truth['conditions']['hand'] else ''}; truth in "
+          f"{out.with_suffix('.json')}")
+    return 0

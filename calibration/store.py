@@ -1,0 +1,151 @@
+"""Calibration files: what ``alchemy-table calibrate`` learns and ``read``/``eval`` use.
+
+One JSON file per board and camera, each part optional::
+
+    {"kind": "alchemy-table calibration", "layout": "chaudron",
+     "colours": {"bone": [236, 228, 210], ...},        # pieces' real colours (RGB, normalised light)
+     "top_area_mm2": {"bone": 236.0, ...},              # one piece's visible top, from count zones
+     "corners": [[x, y], [x, y], [x, y], [x, y]],       # board corners in the image (no-marker fallback)
+     "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]}}
+
+``calibrate`` sub-commands merge into an existing file, so one file collects them all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+KIND = "alchemy-table calibration"
+
+
+class CalibrationError(ValueError):
+    """A calibration file that cannot be used; the message reads ``FILE: key: what is wrong``."""
+
+
+@dataclass(frozen=True)
+class LensModel:
+    """Pinhole intrinsics and OpenCV distortion coefficients of one camera."""
+    matrix: np.ndarray
+    distortion: np.ndarray
+    image_size: tuple[int, int]
+
+    def undistort_points(self, pts) -> np.ndarray:
+        p = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+        return cv2.undistortPoints(p, self.matrix, self.distortion, P=self.matrix).reshape(-1, 2)
+
+    def distort_points(self, pts) -> np.ndarray:
+        """Ideal pixels -> the pixels the sensor records (OpenCV's model, k1 k2 p1 p2 [k3])."""
+        p = np.asarray(pts, np.float64)
+        fx, fy, cx, cy = self.matrix[0, 0], self.matrix[1, 1], self.matrix[0, 2], self.matrix[1, 2]
+        d = np.zeros(5)
+        d[:min(5, self.distortion.size)] = self.distortion.ravel()[:5]
+        k1, k2, p1, p2, k3 = d
+        x, y = (p[..., 0] - cx) / fx, (p[..., 1] - cy) / fy
+        r2 = x * x + y * y
+        radial = 1 + k1 * r2 + k2 * r2 * r2 + k3 * r2 ** 3
+        xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
+        yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
+        return np.stack([xd * fx + cx, yd * fy + cy], axis=-1)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"matrix": self.matrix.tolist(), "distortion": self.distortion.ravel().tolist(),
+                "image_size": list(self.image_size)}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    layout: str
+    colours: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    top_area_mm2: dict[str, float] = field(default_factory=dict)
+    corners: tuple[tuple[float, float], ...] | None = None
+    camera: LensModel | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": KIND, "layout": self.layout}
+        if self.colours:
+            out["colours"] = {k: list(v) for k, v in self.colours.items()}
+        if self.top_area_mm2:
+            out["top_area_mm2"] = {k: round(v, 2) for k, v in self.top_area_mm2.items()}
+        if self.corners is not None:
+            out["corners"] = [list(p) for p in self.corners]
+        if self.camera is not None:
+            out["camera"] = self.camera.to_dict()
+        return out
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+def load_calibration(path: str | Path, layout_name: str | None = None) -> Calibration:
+    """Read and check a calibration file; ``layout_name`` must match the file's layout if given."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise CalibrationError(f"{path}: cannot read: {e}") from None
+    except json.JSONDecodeError as e:
+        raise CalibrationError(f"{path}: not valid JSON: {e}") from None
+    return parse_calibration(data, str(path), layout_name)
+
+
+def parse_calibration(data: Any, source: str, layout_name: str | None = None) -> Calibration:
+    def fail(key: str, message: str) -> CalibrationError:
+        return CalibrationError(f"{source}: {key}: {message}")
+
+    if not isinstance(data, dict) or data.get("kind") != KIND:
+        raise fail("kind", f"not a calibration file (expected \"kind\": \"{KIND}\")")
+    layout = data.get("layout")
+    if not isinstance(layout, str) or not layout:
+        raise fail("layout", "missing")
+    if layout_name is not None and layout != layout_name:
+        raise fail("layout", f"made for layout {layout!r}, not {layout_name!r}")
+    colours = {}
+    for label, rgb in (data.get("colours") or {}).items():
+        if not (isinstance(rgb, list) and len(rgb) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in rgb)):
+            raise fail(f"colours.{label}", f"expected [r, g, b] in 0..255, got {rgb!r}")
+        colours[label] = tuple(rgb)
+    areas = {}
+    for label, a in (data.get("top_area_mm2") or {}).items():
+        if isinstance(a, bool) or not isinstance(a, int | float) or not (math.isfinite(a) and a > 0):
+            raise fail(f"top_area_mm2.{label}", f"expected an area in mm², got {a!r}")
+        areas[label] = float(a)
+    corners = data.get("corners")
+    if corners is not None:
+        if not (isinstance(corners, list) and len(corners) == 4 and all(
+                isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) for v in p) for p in corners)):
+            raise fail("corners", "expected four [x, y] image points")
+        corners = tuple((float(p[0]), float(p[1])) for p in corners)
+    camera = None
+    if data.get("camera") is not None:
+        cam = data["camera"]
+        try:
+            matrix = np.array(cam["matrix"], np.float64).reshape(3, 3)
+            dist = np.array(cam["distortion"], np.float64).ravel()
+            size = (int(cam["image_size"][0]), int(cam["image_size"][1]))
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise fail("camera", "expected matrix (3 x 3), distortion (list) and image_size [w, h]") from None
+        if not np.isfinite(matrix).all() or not np.isfinite(dist).all() or dist.size < 4:
+            raise fail("camera", "matrix and distortion must be finite, distortion at least k1 k2 p1 p2")
+        camera = LensModel(matrix, dist, size)
+    return Calibration(layout, colours, areas, corners, camera)
+
+
+def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:
+    """Update ``path`` (created if absent) with the given parts, keeping the others."""
+    path = Path(path)
+    base = load_calibration(path, layout_name) if path.exists() else Calibration(layout_name)
+    values = {"colours": base.colours, "top_area_mm2": base.top_area_mm2, "corners": base.corners,
+              "camera": base.camera}
+    values.update(parts)
+    cal = Calibration(layout_name, **values)
+    cal.save(path)
+    return cal

@@ -1,0 +1,36 @@
+"""Small rendered frames shared by the vision tests (rendered once per session: rendering is the slow part)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from calibration.layout import load_layout
+from vision.render import Conditions, Pose, lighting_preset, random_state, render_frame
+
+
+def mild(light: str, i: int = 0, **changes) -> Conditions:
+    """A tilted, turned camera with some lens distortion and a light gradient: ordinary, not extreme."""
+    base = Conditions(pose=Pose(tilt_deg=5, tilt_towards_deg=30 * i, yaw_deg=6 - 4 * i, k1=-0.04),
+                      lighting=replace(lighting_preset(light), gradient=0.15, gradient_deg=40 * i),
+                      placement_seed=i, noise=4 if light == "dim" else 2)
+    return replace(base, **changes)
+
+
+@pytest.fixture(scope="session")
+def rendered():
+    """(layout name, lighting, seed, hand) -> (layout, frame, truth), cached for the session."""
+    cache = {}
+
+    def get(name: str, light: str = "daylight", seed: int = 0, **changes):
+        key = (name, light, seed, tuple(sorted(changes.items())))
+        if key not in cache:
+            layout = load_layout(name)
+            rng = np.random.default_rng(100 + seed)
+            frame, truth = render_frame(layout, random_state(layout, rng), mild(light, seed, **changes), rng)
+            cache[key] = (layout, frame, truth)
+        return cache[key]
+
+    return get

@@ -1,0 +1,96 @@
+"""Finding the board: every visible marker, one hidden, the corners fallback, a bump, no board."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.store import load_calibration
+from vision.locate import Locator, detect_markers
+from vision.read import Reader
+
+
+def _hide_marker(frame, truth, layout, marker_id):
+    m = next(m for m in layout.markers if m.id == marker_id)
+    q = m.size / 6 + 2
+    (lf, t), (r, b) = m.corners()[0], m.corners()[2]
+    box = np.array([[[lf - q, t - q], [r + q, t - q], [r + q, b + q], [lf - q, b + q]]])
+    pts = cv2.perspectiveTransform(box, np.array(truth["homography"]))[0]
+    out = frame.copy()
+    cv2.fillPoly(out, [np.round(pts).astype(np.int32)], (120, 140, 160))
+    return out
+
+
+def _board_error_px(H, truth, layout):
+    w, h = layout.size
+    corners = np.array([[[0, 0], [w, 0], [w, h], [0, h]]], float)
+    a = cv2.perspectiveTransform(corners, H)[0]
+    b = cv2.perspectiveTransform(corners, np.array(truth["homography"]))[0]
+    return float(np.max(np.linalg.norm(a - b, axis=1)))
+
+
+def test_homography_from_all_markers_is_close_to_the_truth(rendered):
+    layout, frame, truth = rendered("chaudron", "daylight", 0)
+    location = Locator(layout).locate(frame)
+    assert location.source == "markers" and sorted(location.markers) == [10, 11, 12, 13]
+    # Lens distortion is not modelled without a lens calibration: a few pixels at the board's corners.
+    assert _board_error_px(location.homography, truth, layout) < 6
+
+
+def test_one_hidden_marker_still_finds_the_board_and_reads(rendered):
+    layout, frame, truth = rendered("alchymia", "warm", 1)
+    hidden = _hide_marker(frame, truth, layout, 21)
+    assert 21 not in detect_markers(hidden)
+    reader = Reader(layout)
+    reading = reader.read(hidden)
+    assert reading.board_found and 21 not in reader.locator.location.markers
+    assert all(reading.zones[z].label == v for z, v in truth["zones"].items())
+
+
+def test_corners_fallback_when_no_marker_is_visible(rendered, cli, tmp_path):
+    layout, frame, truth = rendered("chaudron", "cool", 2)
+    bare = frame
+    for m in layout.markers:
+        bare = _hide_marker(bare, truth, layout, m.id)
+    image = tmp_path / "bare.png"
+    cv2.imwrite(str(image), bare)
+    code, out, _ = cli("read", str(image), "--layout", "chaudron", "--json")
+    assert code == 0 and '"board_found": false' in out
+    w, h = layout.size
+    pts = cv2.perspectiveTransform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], float),
+                                   np.array(truth["homography"]))[0]
+    cal = tmp_path / "cal.json"
+    code, _, err = cli("calibrate", "corners", str(image), "--layout", "chaudron", "--out", str(cal),
+                       "--points", *[f"{x:.1f},{y:.1f}" for x, y in pts])
+    assert code == 0, err
+    reader = Reader(layout, load_calibration(cal, "chaudron"))
+    reading = reader.read(bare)
+    assert reading.board_found and reader.locator.location.source == "corners"
+    assert sum(reading.zones[z].label == v for z, v in truth["zones"].items()) >= 34
+
+
+def test_a_bumped_board_is_found_again(rendered):
+    layout, before, _ = rendered("chaudron", "daylight", 0)
+    _, after, truth_after = rendered("chaudron", "daylight", 3)  # other pose: the board moved
+    locator = Locator(layout, recheck_every=5)
+    first = locator.locate(before).homography
+    assert locator.locate(before).source == "cache"
+    moved = locator.locate(after, check=True)  # the cheap check fails, markers are detected again
+    assert moved.source == "markers"
+    assert _board_error_px(moved.homography, truth_after, layout) < 6
+    assert _board_error_px(first, truth_after, layout) > 20
+
+
+def test_cheap_recheck_keeps_the_cache_when_nothing_moved(rendered):
+    layout, frame, _ = rendered("alchemists", "dim", 2)
+    locator = Locator(layout, recheck_every=1)
+    locator.locate(frame)
+    assert locator.locate(frame).source == "cache"
+
+
+def test_no_board_in_the_frame(rendered):
+    layout, _, _ = rendered("chaudron", "daylight", 0)
+    table = np.full((960, 1280, 3), (60, 90, 120), np.uint8)
+    table += np.random.default_rng(0).integers(0, 20, table.shape, dtype=np.uint8)
+    reading = Reader(layout).read(table)
+    assert not reading.board_found and reading.to_dict()["zones"] == {}

@@ -1,0 +1,156 @@
+"""Scoring readings against rendered ground truth, per lighting condition.
+
+Rules of the score (the truth is what ``vision.render`` writes next to each frame):
+- a slot whose truth is ``unknown`` (under a hand, or holding a foreign object) is right only when read
+  ``unknown``: any label there is a confident wrong label;
+- a slot listed in ``partly_hidden`` (a little under the hand) is right when read as its label or
+  ``unknown``;
+- any other slot is right when read as its label; read ``unknown`` it is "unread" (no harm done, the
+  stabiliser waits) and a label other than its own is wrong;
+- a count is exact when equal; a count given where the truth is unknown is wrong;
+- a board is fully right when no zone is wrong or unread and every count is exact;
+- "board found" is counted over frames where at least 3 markers are visible.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from calibration.layout import load_layout
+from calibration.store import Calibration
+from vision.read import Reader, Reading
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+
+
+@dataclass
+class Tally:
+    frames: int = 0
+    findable: int = 0  # frames with at least 3 markers visible
+    found: int = 0  # of those, found
+    zones: int = 0
+    wrong: int = 0
+    unread: int = 0
+    boards_read: int = 0  # frames where the board was found
+    boards_right: int = 0
+    counts: int = 0
+    counts_exact: int = 0
+    worst_count_error: int = 0
+    mistakes: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        for name in ("frames", "findable", "found", "zones", "wrong", "unread", "boards_read", "boards_right",
+                     "counts", "counts_exact"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.worst_count_error = max(self.worst_count_error, other.worst_count_error)
+        self.mistakes.extend(other.mistakes)
+
+    def row(self) -> dict[str, Any]:
+        def pct(a, b):
+            return round(100.0 * a / b, 2) if b else None
+        return {"frames": self.frames, "board_found_pct": pct(self.found, self.findable),
+                "zones_wrong_pct": pct(self.wrong, self.zones), "zones_unread_pct": pct(self.unread, self.zones),
+                "boards_fully_right_pct": pct(self.boards_right, self.frames),
+                "counts_exact_pct": pct(self.counts_exact, self.counts), "worst_count_error": self.worst_count_error}
+
+
+def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
+    t = Tally(frames=1)
+    findable = len(truth.get("markers_visible", [])) >= 3
+    t.findable = int(findable)
+    t.found = int(findable and reading.board_found)
+    if not reading.board_found:
+        t.zones = len(truth["zones"])
+        t.unread = t.zones
+        t.counts = sum(1 for v in truth["counts"].values() if v is not None)
+        if not findable:
+            t.mistakes.append(f"{name}: board not found (fewer than 3 markers visible)")
+        else:
+            t.mistakes.append(f"{name}: board not found")
+        return t
+    t.boards_read = 1
+    partly = set(truth.get("partly_hidden", []))
+    right = True
+    for zid, want in truth["zones"].items():
+        got = reading.zones[zid].label
+        t.zones += 1
+        if got == want or (zid in partly and got == "unknown"):
+            continue
+        right = False
+        if want != "unknown" and got == "unknown":
+            t.unread += 1
+        else:
+            t.wrong += 1
+            t.mistakes.append(f"{name}: {zid}: read {got} ({reading.zones[zid].confidence:.2f}), truth {want}")
+    for zid, want in truth["counts"].items():
+        got = reading.counts[zid].count
+        if want is None:
+            if got is not None:
+                right = False
+                t.mistakes.append(f"{name}: {zid}: counted {got} under a hand")
+            continue
+        t.counts += 1
+        if got is None:
+            right = False
+            continue
+        if got == want:
+            t.counts_exact += 1
+        else:
+            right = False
+            t.worst_count_error = max(t.worst_count_error, abs(got - want))
+            t.mistakes.append(f"{name}: {zid}: counted {got}, truth {want}")
+    t.boards_right = int(right)
+    return t
+
+
+def frames_in(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        raise OSError(f"{folder}: not a folder")
+    frames = sorted(p for p in folder.iterdir()
+                    if p.suffix.lower() in IMAGE_SUFFIXES and p.with_suffix(".json").exists())
+    if not frames:
+        raise ValueError(f"{folder}: no frames with a ground-truth .json beside them")
+    return frames
+
+
+def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None) -> dict[str, Tally]:
+    """Read every frame of ``folder`` that has a truth file; tallies per lighting and ``all``."""
+    readers: dict[str, Reader] = {}
+    tallies: dict[str, Tally] = {}
+    total = Tally()
+    for path in frames_in(folder):
+        truth = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        name = truth["layout"]
+        if name not in readers:
+            readers[name] = Reader(load_layout(name), (calibrations or {}).get(name))
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise OSError(f"{path}: not a readable image")
+        reader = readers[name]
+        reader.locator.invalidate()  # every frame is a new scene: no cached homography
+        t = score(reader.read(frame), truth, path.name)
+        lighting = truth.get("conditions", {}).get("lighting", "unknown")
+        tallies.setdefault(lighting, Tally()).add(t)
+        total.add(t)
+    tallies["all"] = total
+    return tallies
+
+
+def format_table(tallies: dict[str, Tally]) -> str:
+    head = ("lighting", "frames", "zones wrong %", "zones unread %", "boards fully right %", "counts exact %",
+            "worst count error", "board found %")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, t in tallies.items():
+        r = t.row()
+
+        def f(v):
+            return "-" if v is None else f"{v:g}"
+        lines.append(f"| {name} | {r['frames']} | {f(r['zones_wrong_pct'])} | {f(r['zones_unread_pct'])} | "
+                     f"{f(r['boards_fully_right_pct'])} | {f(r['counts_exact_pct'])} | {r['worst_count_error']} | "
+                     f"{f(r['board_found_pct'])} |")
+    return "\n".join(lines)

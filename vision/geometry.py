@@ -1,0 +1,143 @@
+"""The canonical board image and where every zone's cells lie in it; computed once per layout.
+
+Reading warps each frame once to a canonical, top-down image of the board at ``px_per_mm`` (chosen so
+the image stays small: the read must cost about as much as one warp of the frame). Statistics are then
+taken over rectangles of that image with one integral image: each slot zone is split into ``cells`` x
+``cells`` rectangles, and the whole board into a coarse grid (for the lighting field and the hand mask).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.layout import Layout
+
+CANONICAL_PIXELS = 250_000  # budget for the canonical image
+SLOT_CELLS = 7
+SLOT_INSET_MM = 1.5  # keep away from the printed outline of the slot
+COUNT_MARGIN_MM = 8.0
+GRID_CELLS = 10_000  # budget for the coarse board grid
+GRID_MIN_MM = 4.0
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    px_per_mm: float
+    size_px: tuple[int, int]  # canonical width, height
+    slot_ids: tuple[str, ...]
+    slot_rects: np.ndarray  # (n_slots * cells², 4) x0, y0, x1, y1 in canonical px
+    slot_centres_mm: np.ndarray  # (n_slots, 2)
+    count_ids: tuple[str, ...]
+    count_rects: np.ndarray  # (n_count, 4) canonical px
+    count_centres_mm: np.ndarray
+    grid_mm: float  # side of a grid cell
+    grid_px: int  # the same in canonical pixels
+    grid_shape: tuple[int, int]  # rows, cols
+    grid_rects: np.ndarray  # (rows * cols, 4) canonical px
+    grid_centres_mm: np.ndarray  # (rows * cols, 2)
+    grid_background: np.ndarray  # (rows, cols) bool: board background only (no zone, no marker)
+    grid_marker: np.ndarray  # (rows, cols) bool: a marker sticker lies there
+    zone_grid_rects: dict[str, tuple[int, int, int, int]]  # zone -> (r0, c0, r1, c1) grid cells inside it
+    cells: int = SLOT_CELLS
+
+    @property
+    def canonical_from_mm(self) -> np.ndarray:
+        s = self.px_per_mm
+        return np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1.0]])
+
+
+def default_px_per_mm(layout: Layout) -> float:
+    w, h = layout.size
+    return round(min(4.0, math.sqrt(CANONICAL_PIXELS / (w * h))), 3)
+
+
+def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeometry:
+    s = px_per_mm or default_px_per_mm(layout)
+    W, H = round(layout.size[0] * s), round(layout.size[1] * s)
+    k = SLOT_CELLS
+
+    def px_rect(left, top, right, bottom):
+        x0, y0 = round(left * s), round(top * s)
+        x1, y1 = max(x0 + 1, round(right * s)), max(y0 + 1, round(bottom * s))
+        return [min(max(x0, 0), W - 1), min(max(y0, 0), H - 1), min(x1, W), min(y1, H)]
+
+    slots = [z for z in layout.zones if z.kind == "slot"]
+    slot_rects = []
+    for z in slots:
+        left, top, right, bottom = z.bounds
+        inset = min(SLOT_INSET_MM, 0.1 * min(z.size))
+        xs = np.linspace(left + inset, right - inset, k + 1)
+        ys = np.linspace(top + inset, bottom - inset, k + 1)
+        for r in range(k):
+            for c in range(k):
+                slot_rects.append(px_rect(xs[c], ys[r], xs[c + 1], ys[r + 1]))
+    counts = [z for z in layout.zones if z.kind == "count"]
+    # Piles lean outwards (the camera sees tall tops displaced away from it): read a count zone with a
+    # margin, half the gap to its nearest neighbour, at most COUNT_MARGIN_MM.
+    count_rects = []
+    for z in counts:
+        m = COUNT_MARGIN_MM
+        for other in [*layout.zones, *layout.markers]:
+            if other is z:
+                continue
+            ob = other.bounds if hasattr(other, "bounds") else (*other.corners()[0], *other.corners()[2])
+            gap_x = max(ob[0] - z.bounds[2], z.bounds[0] - ob[2])
+            gap_y = max(ob[1] - z.bounds[3], z.bounds[1] - ob[3])
+            m = min(m, max(gap_x, gap_y) / 2)
+        m = max(m, 0.0)
+        count_rects.append(px_rect(z.bounds[0] - m, z.bounds[1] - m, z.bounds[2] + m, z.bounds[3] + m))
+
+    # Grid cells are a whole number of canonical pixels, so that one INTER_AREA resize averages them.
+    cell_px = max(3, round(max(GRID_MIN_MM, math.sqrt(layout.size[0] * layout.size[1] / GRID_CELLS)) * s))
+    cols, rows = max(1, W // cell_px), max(1, H // cell_px)
+    gx = gy = g = cell_px / s
+    grid_rects, centres = [], []
+    for r in range(rows):
+        for c in range(cols):
+            grid_rects.append([c * cell_px, r * cell_px, (c + 1) * cell_px, (r + 1) * cell_px])
+            centres.append(((c + 0.5) * gx, (r + 0.5) * gy))
+    background = np.ones((rows, cols), bool)
+    marker = np.zeros((rows, cols), bool)
+
+    def cells_touching(left, top, right, bottom):
+        c0, c1 = max(0, math.floor(left / gx)), min(cols, math.ceil(right / gx))
+        r0, r1 = max(0, math.floor(top / gy)), min(rows, math.ceil(bottom / gy))
+        return slice(r0, r1), slice(c0, c1)
+
+    margin = 2.0  # pieces lean a little out of their zone (parallax), shadows more
+    for z in layout.zones:
+        left, top, right, bottom = z.bounds
+        background[cells_touching(left - margin, top - margin, right + margin, bottom + margin)] = False
+    for m in layout.markers:
+        quiet = m.size / 6 + 1.5
+        (left, top), (right, bottom) = m.corners()[0], m.corners()[2]
+        sl = cells_touching(left - quiet, top - quiet, right + quiet, bottom + quiet)
+        background[sl] = False
+        marker[sl] = True
+    zone_grid = {}
+    for z in layout.zones:
+        left, top, right, bottom = z.bounds
+        c0, c1 = math.ceil(left / gx - 0.5), math.floor(right / gx - 0.5) + 1
+        r0, r1 = math.ceil(top / gy - 0.5), math.floor(bottom / gy - 0.5) + 1
+        if c1 <= c0:
+            c0, c1 = int(z.center[0] // gx), int(z.center[0] // gx) + 1
+        if r1 <= r0:
+            r0, r1 = int(z.center[1] // gy), int(z.center[1] // gy) + 1
+        zone_grid[z.id] = (max(0, r0), max(0, c0), min(rows, r1), min(cols, c1))
+    return BoardGeometry(
+        s, (W, H), tuple(z.id for z in slots), np.array(slot_rects, np.int32).reshape(-1, 4),
+        np.array([z.center for z in slots], float).reshape(-1, 2), tuple(z.id for z in counts),
+        np.array(count_rects, np.int32).reshape(-1, 4), np.array([z.center for z in counts], float).reshape(-1, 2),
+        float(g), cell_px, (rows, cols), np.array(grid_rects, np.int32), np.array(centres, float), background, marker,
+        zone_grid)
+
+
+def rect_means(integral: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Mean colour over each rectangle from an integral image (one vectorised lookup)."""
+    x0, y0, x1, y1 = rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3]
+    sums = (integral[y1, x1].astype(np.float64) - integral[y0, x1] - integral[y1, x0] + integral[y0, x0])
+    area = ((x1 - x0) * (y1 - y0)).astype(np.float64)
+    return sums / area.reshape(-1, *([1] * (sums.ndim - 1)))
