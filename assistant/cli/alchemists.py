@@ -138,7 +138,8 @@ def run_sell(args) -> int:
             else "promise not kept: the adventurer pays nothing")
     lines = [f"quality reached: {sale.reached} ({meaning})", paid]
     if sale.reputation:
-        lines.append(f"a {sale.reached} potion: lose {-sale.reputation} reputation point")
+        lines.append(f"a {sale.reached} potion: lose {-sale.reputation} reputation point"
+                     f"{'s' if sale.reputation < -1 else ''}")
     _emit(args, {"wanted": str(sale.wanted), "promise": str(sale.promise), "reached": str(sale.reached),
                  "kept": sale.kept, "coins": sale.coins, "reputation": sale.reputation}, lines)
     return 0

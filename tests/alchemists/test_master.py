@@ -139,3 +139,14 @@ def test_exhibition_reputation_first_success_failures_and_both_signs():
     assert points == {"Ana": 4, "Bo": -1}
     with pytest.raises(AlchemistsError, match="cannot exhibit red\\+ twice"):
         exhibition_reputation([("Ana", red_plus, False), ("Ana", red_plus, True)])
+
+
+@pytest.mark.parametrize(("reputation", "change"), [(None, -1), (3, -1), (13, -1), (14, -2), (17, -2), (18, -3),
+                                                      (25, -3)])
+def test_a_reputation_loss_costs_one_more_in_the_green_zone_and_two_more_in_the_blue(reputation, change):
+    # Rule text, "La réputation des joueurs": Verte (14 à 17) "-1 point supplémentaire / perte de réputation";
+    # Bleue (à partir de 18) "-2 points supplémentaires / perte de réputation".
+    neutral = sell(Potion.parse("neutral"), Potion.parse("red+"), Quality.NEUTRAL, reputation=reputation)
+    bad = sell(Potion.parse("blue-"), Potion.parse("red+"), Quality.NEUTRAL, reputation=reputation)
+    assert neutral.reputation == bad.reputation == change
+    assert sell(Potion.parse("red+"), Potion.parse("red+"), Quality.PERFECT, reputation=reputation).reputation == 0

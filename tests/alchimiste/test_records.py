@@ -44,8 +44,8 @@ def test_the_example_in_text(cli):
     code, out, _ = cli("check", str(EXAMPLE))
     lines = out.splitlines()
     assert code == 0
-    assert lines[0].startswith("#0   ok      Abigail creates 2 grey, 2 blue, 1 orange in cauldron 10 with fame tile 9: +9, "
-                               "receives 1 yellow, 1 green")
+    assert lines[0].startswith("#0   ok      Abigail creates 2 grey, 2 blue, 1 orange in cauldron 10 "
+                               "with fame tile 9: +9, receives 1 yellow, 1 green")
     assert lines[0].endswith("  [Abigail 9, Merlin 0]")
     assert "+8 (completes lap 1)" in lines[26]
     assert lines[-4] == "game over after round 17: grey, orange, yellow exhausted in the reserve"

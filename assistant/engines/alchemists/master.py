@@ -84,6 +84,16 @@ def reputation_zone_bonus(reputation: int | None) -> int:
     return -1 if reputation < 6 else (1 if reputation >= 18 else 0)
 
 
+def reputation_loss(points: int, reputation: int | None = None) -> int:
+    """The change of reputation when a player at ``reputation`` loses ``points``: one point more in the green
+    zone (14 to 17), two more in the blue zone (from 18); the bare loss when ``reputation`` is not given.
+
+    The red zone's "+ 1 point de supplémentaire/ réputation perdue" is left out: the sentence is garbled.
+    """
+    extra = 0 if reputation is None else (2 if reputation >= 18 else (1 if reputation >= 14 else 0))
+    return -(points + extra)
+
+
 def promise_price(promise: Quality, discount: int = 0, reputation: int | None = None) -> int:
     """What the adventurer pays for a kept promise; a promise that would pay nothing cannot be made."""
     if discount not in (0, 1, 2, 3):
@@ -116,13 +126,14 @@ def sell(potion: Potion, wanted: Potion, promise: Quality, discount: int = 0,
 
     The promise is kept when the quality reached is at least the one promised; then the bank pays the
     promise's price less the discount (and the reputation-zone adjustment when ``reputation`` is given).
-    A neutral or bad potion costs the seller 1 reputation point, as the text says, whatever was promised.
+    A neutral or bad potion costs the seller 1 reputation point, as the text says, whatever was promised
+    (more in the green and blue zones when ``reputation`` is given: ``reputation_loss``).
     """
     price = promise_price(promise, discount, reputation)
     reached = quality_reached(wanted, potion)
     kept = reached.rank >= promise.rank
     return Sale(wanted, promise, reached, price if kept else 0,
-                -1 if reached in (Quality.NEUTRAL, Quality.BAD) else 0)
+                reputation_loss(1, reputation) if reached in (Quality.NEUTRAL, Quality.BAD) else 0)
 
 
 @dataclass(frozen=True)
