@@ -76,6 +76,37 @@ def test_overlap_replaces_and_burns_only_without_room():
         apply(roomy, c, Play(additions=(place(roomy, c.add_groups[0], "RR.\n...\n..."),)))
 
 
+def test_an_addition_replaces_resources_never_a_cramé():
+    # "des Ressources devaient être ajoutées par-dessus d'autres Ressources déjà existantes, remplacez
+    # l'ancienne Ressource": a Cramé is not a resource, so covering one (which would take it off the
+    # cauldron once the card's 5 Cramés are reached) is not a way to add.
+    c = card(remove=(B("PPPPP"),), add=(B("BBB"),))
+    before = pot("XXX\nXXX\nXXX")
+    with pytest.raises(IllegalMove, match="goes over a Cramé"):
+        apply(before, c, Play(additions=(place(before, c.add_groups[0], "BBB\n...\n..."),)))
+    assert not check_move(before, pot("BBB\nXXX\nXXX"), c).legal
+    res = apply(before, c)  # the block goes off the cauldron: its Cramés are over the card's 5
+    assert res.burnt == 5 and res.cauldron.burnt == 9
+    assert check_move(before, before, c).legal
+
+
+def test_no_room_left_counts_the_cells_the_cards_other_blocks_take():
+    # "parce que il ne vous reste plus assez de place dans le Chaudron": once the bone has taken the last
+    # empty cell, the root has no room and may replace a resource for 1 Cramé.
+    c = card(add=(B("B"), B("R", at=(0, 2))))
+    before = pot("FFF\nFFF\nFF.")
+    play = Play(additions=(place(before, c.add_groups[0], "...\n...\n..B"),
+                           place(before, c.add_groups[1], "R..\n...\n...")), burnt=((1, 2),))
+    res = apply(before, c, play)
+    assert str(res.cauldron) == "RFF\nFFX\nFFB" and res.burnt == 1
+    assert check_move(before, pot("RFF\nFFX\nFFB"), c).legal
+    # Both over resources while the empty cell stays free: there was room for one of them.
+    assert not check_move(before, pot("RFB\nFFX\nFFX"), c).legal
+    with pytest.raises(IllegalMove, match="fits on empty ones"):
+        apply(before, c, Play(additions=(place(before, c.add_groups[0], "..B\n...\n..."),
+                                         place(before, c.add_groups[1], "R..\n...\n..."))))
+
+
 def test_a_cramé_replaces_a_resource_only_when_no_cell_is_empty():
     c = card(remove=(B("f"),))
     assert check_move(pot("BB\nRR"), pot("XB\nRR"), c).legal

@@ -7,10 +7,12 @@ The card's effects, in order:
    stone is never a wildcard here. A card offering "ou subissez N Cramés" is either removed in full, or
    (by choice, or because it cannot be removed in full) costs its N Cramés and removes nothing.
 2. Add: each group laid where the player wants; a cell off the cauldron costs 1 Cramé and adds nothing; a
-   cell already full (a resource or a Cramé) is replaced and costs 1 Cramé, which the rulebook allows
-   only when there is no room left, so a group may overlap full cells only if it has no placement
-   entirely on empty cells. Blue (optional) blocks may be left out. Resources go in one at a time and a
-   potion that becomes concoctable is concocted at once, which may free cells for the rest.
+   cell holding a resource is replaced and costs 1 Cramé, which the rulebook allows only when there is no
+   room left, so a group may overlap resources only if it has no placement entirely on the cells left
+   empty by the card's other groups. A Cramé is never covered: the rulebook replaces "d'autres Ressources
+   déjà existantes", and a Cramé is not a resource (the group goes elsewhere, or off the edge). Blue
+   (optional) blocks may be left out. Resources go in one at a time and a potion that becomes
+   concoctable is concocted at once, which may free cells for the rest.
 3. Duplicate: copy a resource of the cauldron to an empty cell (no adjacency), or over a resource when
    there is no empty cell, for 1 Cramé.
 4. Move: up to N pieces (resources or Cramés) to empty cells; each move is optional.
@@ -289,10 +291,13 @@ def remove_all(ctx: Context, st: State) -> State:
     return st
 
 
-def may_overlap(ctx: Context, st: State, p: Placement) -> bool:
-    """A group goes over full cells only when it has no room on empty cells."""
+def may_overlap(ctx: Context, st: State, p: Placement, claimed: int = 0) -> bool:
+    """A group never goes over a Cramé, and goes over resources only when it has no room on the empty
+    cells that the card's other groups (``claimed``) leave ("il ne vous reste plus assez de place")."""
     empty = st.masks[EMPTY]
-    return p.mask & ~empty == 0 or not fits_empty(p.shape, empty, ctx.rows, ctx.cols)
+    if p.mask & st.masks[BURNT]:
+        return False
+    return p.mask & ~empty == 0 or not fits_empty(p.shape, empty & ~claimed, ctx.rows, ctx.cols)
 
 
 def apply(cauldron: Cauldron, card: Ingredient, play: Play | None = None, revealed=(), upcoming=None) -> Resolution:
@@ -348,7 +353,8 @@ def apply(cauldron: Cauldron, card: Ingredient, play: Play | None = None, reveal
             chosen, taken = [], 0
             for g in groups:
                 chosen.append(min(placements(cauldron, g, True),
-                                  key=lambda p, taken=taken: (p.mask & taken != 0, *_addition_cost(ctx, st, p))))
+                                  key=lambda p, taken=taken: (p.mask & taken != 0,
+                                                              *_addition_cost(ctx, st, p, taken))))
                 taken |= chosen[-1].mask
         if len(chosen) != len(groups):
             raise IllegalMove(f"{card.name} has {len(groups)} addition block(s), {len(chosen)} placed")
@@ -358,7 +364,13 @@ def apply(cauldron: Cauldron, card: Ingredient, play: Play | None = None, reveal
                 raise IllegalMove("an addition placement is not one of that block's")
             if p.mask & used:
                 raise IllegalMove("two addition blocks of one card go on the same cell")
-            if not may_overlap(ctx, st, p):
+            if p.mask & st.masks[BURNT]:
+                raise IllegalMove(f"addition block {g + 1} goes over a Cramé: an addition replaces only resources")
+            others = 0
+            for k, q in enumerate(chosen):
+                if k != g:
+                    others |= q.mask
+            if not may_overlap(ctx, st, p, others):
                 raise IllegalMove(f"addition block {g + 1} goes over full cells although it fits on empty ones")
             used |= p.mask
             writes += p.cells
@@ -435,9 +447,9 @@ def _full_removal(masks, chosen) -> bool:
     return True
 
 
-def _addition_cost(ctx: Context, st: State, p: Placement) -> tuple:
+def _addition_cost(ctx: Context, st: State, p: Placement, claimed: int = 0) -> tuple:
     over = (p.mask & ~st.masks[EMPTY]).bit_count()
-    illegal = not may_overlap(ctx, st, p)
+    illegal = not may_overlap(ctx, st, p, claimed)
     return (illegal, p.outside + over, p.omitted)
 
 

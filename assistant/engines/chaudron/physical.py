@@ -88,8 +88,8 @@ class _Caps:
             return False
         if v == EMPTY or v in self.clear:
             return True
-        # Over a full cell: an addition or copy replaces anything, a Cramé replaces a resource.
-        return (t in self.fill and t != BURNT) or (t == BURNT and v != BURNT and (self.burn or t in self.fill))
+        # Over a full cell: an addition or copy replaces a resource (never a Cramé), a Cramé replaces a resource.
+        return v != BURNT and ((t in self.fill and t != BURNT) or (t == BURNT and (self.burn or t in self.fill)))
 
 
 class _Search:
@@ -262,7 +262,11 @@ class _Search:
                     if all(tab[code][after[i]] for i, code in pl.cells):
                         seen.setdefault((pl.cells, min(pl.outside, ctx.cap)), pl)
                 self.add_cands.append(list(seen.values()))
-        cands = [[pl for pl in cs if may_overlap(ctx, st, pl)] for cs in self.add_cands]
+        # With one group the room test is exact here; with several, a group's room also depends on where the
+        # others go (see ``may_overlap``), so only Cramés are cut here and the room is checked per combination.
+        alone = len(groups) == 1
+        cands = [[pl for pl in cs if (may_overlap(ctx, st, pl) if alone else not pl.mask & st.masks[BURNT])]
+                 for cs in self.add_cands]
         # Fewest resources that must vanish again (taken by a potion), then fewest Cramés, first.
         for cs in cands:
             cs.sort(key=lambda pl: (sum(after[i] != code for i, code in pl.cells),
@@ -271,7 +275,8 @@ class _Search:
 
         def rec(k: int, used: int, chosen: tuple):
             if k == len(cands):
-                yield chosen
+                if alone or all(may_overlap(ctx, st, pl, used & ~pl.mask) for pl in chosen):
+                    yield chosen
                 return
             for pl in cands[k]:
                 if not pl.mask & used:
