@@ -33,6 +33,8 @@ def register(sub) -> None:
     _code_and_pair(c)
     c.add_argument("--drink", action="store_true", help="you drink it: say what a negative potion does")
     c.add_argument("--exhibit", metavar="POTION", help="final exhibition: say only whether it is POTION")
+    c.add_argument("--reputation", type=int, metavar="N",
+                   help="your reputation: its zone deepens the loss of an insanity or a failed exhibit")
     c.set_defaults(run=run_mix)
 
     c = cmds.add_parser("sell", help="sell to the adventurer: the quality class reached")
@@ -49,6 +51,14 @@ def register(sub) -> None:
     c.add_argument("what", metavar="COLOUR|ING")
     c.add_argument("--theory", action="append", default=[], metavar="[ING=]ALCHEMICAL",
                    help="the published theory being debunked (repeat for both ingredients in master mode)")
+    c.add_argument("--seal", action="append", default=[], metavar="[ING:]PLAYER=SEAL",
+                   help="a seal on that theory: gold, silver or hedge-COLOUR (repeat; ING: says which theory "
+                        "when two are given); a successful debunk reveals them and says each owner's penalty")
+    c.add_argument("--reputation", action="append", default=[], metavar="N|PLAYER=N",
+                   help="your reputation (N) or a seal owner's (PLAYER=N): the zone deepens a loss")
+    c.add_argument("--player", metavar="NAME", help="your name on the seals, to debunk your own theory")
+    c.add_argument("--already-in-conflict", action="store_true",
+                   help="master: the two theories already have a conflict token (showing it again costs 1)")
     c.set_defaults(run=run_debunk)
 
     c = cmds.add_parser("reveal", help="the grand reveal: the assignment, and the theories' victory points")
@@ -83,6 +93,11 @@ def _emit(args, data: dict, lines: list[str]) -> None:
     print(json.dumps(data, ensure_ascii=False) if args.json else "\n".join(lines))
 
 
+def _lose(change: int, verb: str = "lose") -> str:
+    """``-2`` -> "lose 2 reputation points"."""
+    return f"{verb} {-change} reputation point{'s' if change < -1 else ''}"
+
+
 def _percent(p: float) -> str:
     return "." if p == 0 else ("<1" if p < 0.005 else f"{100 * p:.0f}")
 
@@ -106,10 +121,10 @@ def run_mix(args) -> int:
     if args.exhibit is not None:
         if args.drink:
             raise al.AlchemistsError("an exhibited potion is shown, not drunk: use --exhibit or --drink")
-        result = al.exhibit(game, args.first, args.second, al.Potion.parse(args.exhibit))
+        result = al.exhibit(game, args.first, args.second, al.Potion.parse(args.exhibit), args.reputation)
         verdict = ("success: it is the potion promised" if result.success
-                   else "failure: not the potion promised; lose 1 reputation point")
-        _emit(args, {"promised": str(result.promised), "success": result.success},
+                   else f"failure: not the potion promised; {_lose(result.penalty)}")
+        _emit(args, {"promised": str(result.promised), "success": result.success, "reputation": result.penalty},
               [f"exhibit {result.promised}: {verdict}"])
         return 0
     first, second = al.parse_ingredient(args.first), al.parse_ingredient(args.second)
@@ -117,7 +132,8 @@ def run_mix(args) -> int:
     data: dict = {"potion": str(potion)}
     lines = [f"{first} + {second}: {potion} ({potion.effect})"]
     if args.drink:
-        data["effect"] = al.drink_effect(potion)
+        data["effect"] = al.drink_effect(potion, args.reputation)
+        data["reputation"] = al.drink_reputation(potion, args.reputation)
         lines.append(f"you drank it: {data['effect'] or 'no effect'}")
     elif potion.sign < 0:
         lines.append(al.master.STUDENT_NOTE)
@@ -168,35 +184,141 @@ def _theories(values: list[str], default: str) -> dict[str, al.Alchemical]:
     return theories
 
 
+def _seals(values: list[str], theories: dict[str, al.Alchemical]) -> dict[str, tuple[al.Seal, ...]]:
+    """``--seal [ING:]PLAYER=SEAL`` values, by the ingredient of the theory they are on."""
+    seals: dict[str, list[al.Seal]] = {}
+    for value in values:
+        owner, equals, kind = value.rpartition("=")
+        ingredient, _, player = owner.rpartition(":")
+        if not equals or not player.strip():
+            raise al.AlchemistsError(f"--seal {value!r}: expected PLAYER=SEAL (SEAL: gold, silver, hedge-red, "
+                                     "hedge-green or hedge-blue)")
+        if ingredient:
+            ingredient = al.parse_ingredient(ingredient)
+        elif len(theories) == 1:
+            ingredient = next(iter(theories))
+        elif not theories:
+            raise al.AlchemistsError("--seal: a seal is on a published theory: give that theory with --theory")
+        else:
+            raise al.AlchemistsError("--seal: two theories are given: say which one the seal is on, "
+                                     "ING:PLAYER=SEAL")
+        if ingredient not in theories:
+            raise al.AlchemistsError(f"--seal: no --theory of {ingredient} for this seal to be on")
+        seals.setdefault(ingredient, []).append(al.Seal(player.strip(), al.SealKind.parse(kind)))
+    return {i: al.reveal.check_seals(s, f"the theory of {i}") for i, s in seals.items()}
+
+
+def _reputations(values: list[str], player: str | None) -> tuple[int | None, dict[str, int]]:
+    """``--reputation N|PLAYER=N`` values: the debunker's reputation, and each named player's."""
+    own: int | None = None
+    named: dict[str, int] = {}
+    for value in values:
+        name, equals, number = value.rpartition("=")
+        try:
+            n = int(number)
+        except ValueError:
+            raise al.AlchemistsError(f"--reputation {value!r}: expected a number N, or PLAYER=N") from None
+        if not equals:
+            if own is not None:
+                raise al.AlchemistsError("--reputation: your own reputation is given twice")
+            own = n
+        elif not name.strip():
+            raise al.AlchemistsError(f"--reputation {value!r}: expected a player's name before =")
+        elif name.strip() in named:
+            raise al.AlchemistsError(f"--reputation: {name.strip()}'s reputation is given twice")
+        else:
+            named[name.strip()] = n
+    if player is not None and player in named:
+        if own is not None and own != named[player]:
+            raise al.AlchemistsError(f"--reputation: two reputations for you, {player}")
+        own = named[player]
+    return own, named
+
+
+def _penalties(args, seals: dict[str, tuple[al.Seal, ...]], debunked: tuple[str, ...], colour: al.Colour | None,
+               gain: int, own: int | None, named: dict[str, int], lines: list[str]) -> dict[str, int]:
+    """The seals' penalties of the debunked theories (none when nothing is debunked), in text and by player.
+
+    The seals are revealed after the debunk is scored, so the debunker's own seals are judged at the
+    reputation after the gain; with two theories debunked, the second is judged at what the first left."""
+    current = dict(named)
+    if args.player is not None and own is not None:
+        current[args.player] = own + gain
+    penalties: dict[str, int] = {}
+    for ingredient in debunked:
+        if ingredient not in seals:
+            continue
+        changes = al.seal_penalties(seals[ingredient], colour, current)
+        shown = []
+        for seal in seals[ingredient]:
+            change = changes[seal.player]
+            note = f"{change:+d}" if change else f"0 (spared: its doubt was {colour})"
+            shown.append(f"{seal.player} {seal.kind} {note}")
+            penalties[seal.player] = penalties.get(seal.player, 0) + change
+            if seal.player in current:
+                current[seal.player] += change
+        lines.append(f"seals on the theory of {ingredient}: " + ", ".join(shown))
+    hidden = [i for i in seals if i not in debunked]
+    if hidden:
+        lines.append(f"the seals on the theory of {' and '.join(hidden)} stay hidden (not debunked)")
+    return penalties
+
+
+def _player_total(args, data: dict, lines: list[str], change: int, penalties: dict[str, int]) -> None:
+    if args.player is not None:
+        total = change + penalties.get(args.player, 0)
+        data |= {"player": args.player, "total": total}
+        lines.append(f"{args.player}, in all: {total:+d} reputation")
+
+
 def run_debunk(args) -> int:
     code = al.code_for_index(al.index_of_code(args.code))
     game = al.assignment_from_code(code)
     first = al.parse_ingredient(args.ingredient)
     theories = _theories(args.theory, first)
+    seals = _seals(args.seal, theories)
+    if args.player is not None and not args.player.strip():
+        raise al.AlchemistsError("--player: an empty name")
+    own, named = _reputations(args.reputation, args.player)
     if _debunk_mode(code, args.what) == al.APPRENTICE:
         if set(theories) - {first}:
             raise al.AlchemistsError(f"--theory: an apprentice debunk of {first} judges a theory of {first} only")
-        shown = al.debunk_aspect(game, first, al.Colour.parse(args.what), theories.get(first))
+        if args.already_in_conflict:
+            raise al.AlchemistsError("--already-in-conflict: conflicts are a master-mode rule")
+        shown = al.debunk_aspect(game, first, al.Colour.parse(args.what), theories.get(first), own)
         sign = "+" if shown.sign > 0 else "-"
         lines = [f"{first}: the {shown.colour} aspect is {sign}"]
         if shown.debunked is not None:
-            lines.append(f"theory {shown.theory} debunked: +2 reputation" if shown.debunked
-                         else f"theory {shown.theory} stands: the debunker loses 1 reputation point")
-        _emit(args, {"ingredient": first, "colour": str(shown.colour), "sign": sign,
-                     "debunked": shown.debunked, "reputation": shown.reputation}, lines)
+            lines.append(f"theory {shown.theory} debunked: +{shown.reputation} reputation" if shown.debunked
+                         else f"theory {shown.theory} stands: the debunker {_lose(shown.reputation, 'loses')}")
+        data: dict = {"ingredient": first, "colour": str(shown.colour), "sign": sign,
+                      "debunked": shown.debunked, "reputation": shown.reputation}
+        if seals:
+            debunked = (first,) if shown.debunked else ()
+            data["penalties"] = _penalties(args, seals, debunked, shown.debunked_colour, shown.reputation, own,
+                                           named, lines)
+        if shown.debunked is not None:
+            _player_total(args, data, lines, shown.reputation, data.get("penalties", {}))
+        _emit(args, data, lines)
         return 0
-    demo = al.demonstrate(game, first, args.what, theories)
+    demo = al.demonstrate(game, first, args.what, theories, args.already_in_conflict, own)
     lines = [f"{demo.ingredients[0]} + {demo.ingredients[1]}: {demo.potion} ({demo.potion.effect})"]
-    data: dict = {"potion": str(demo.potion)}
+    data = {"potion": str(demo.potion)}
     if theories:
         if demo.debunked:
-            lines.append(f"debunked: the theory of {' and '.join(demo.debunked)}; +2 reputation")
+            lines.append(f"debunked: the theory of {' and '.join(demo.debunked)}; +{demo.reputation} reputation")
+        elif demo.conflict and demo.already_in_conflict:
+            lines.append(f"conflict already known: nothing new shown; the debunker {_lose(demo.reputation, 'loses')}")
         elif demo.conflict:
-            lines.append("conflict: the two theories cannot both be right; +2 reputation")
+            lines.append(f"conflict: the two theories cannot both be right; +{demo.reputation} reputation")
         else:
-            lines.append("nothing debunked: the debunker loses 1 reputation point")
+            lines.append(f"nothing debunked: the debunker {_lose(demo.reputation, 'loses')}")
         data |= {"debunked": list(demo.debunked), "conflict": demo.conflict, "success": demo.success,
                  "reputation": demo.reputation}
+        if seals:
+            data["penalties"] = _penalties(args, seals, demo.debunked, demo.debunked_colour, demo.reputation, own,
+                                           named, lines)
+        _player_total(args, data, lines, demo.reputation, data.get("penalties", {}))
     _emit(args, data, lines)
     return 0
 

@@ -53,8 +53,23 @@ def test_mix_answers_the_potion(cli):
 def test_mix_for_the_exhibition_says_only_whether_the_promise_holds(cli):
     potion = str(brew(assignment_from_code(EXAMPLE_CODE), "fern", "toad"))  # red+
     assert answer(cli, "mix", EXAMPLE_CODE, "fern", "toad", "--exhibit", potion) == {
-        "promised": potion, "success": True}
-    assert answer(cli, "mix", EXAMPLE_CODE, "fern", "toad", "--exhibit", "blue-")["success"] is False
+        "promised": potion, "success": True, "reputation": 0}
+    assert answer(cli, "mix", EXAMPLE_CODE, "fern", "toad", "--exhibit", "blue-") == {
+        "promised": "blue-", "success": False, "reputation": -1}
+    # A failure at 15 (green zone) costs 2.
+    assert answer(cli, "mix", EXAMPLE_CODE, "fern", "toad", "--exhibit", "blue-", "--reputation", "15")[
+        "reputation"] == -2
+    code, out, _ = cli("alchemists", "mix", EXAMPLE_CODE, "fern", "toad", "--exhibit", "blue-", "--reputation", "18")
+    assert code == 0 and out.strip() == "exhibit blue-: failure: not the potion promised; lose 3 reputation points"
+
+
+def test_drinking_insanity_loses_more_in_the_upper_zones(cli):
+    # In the example game fern + claw is blue- (insanity, « -1 point de réputation »).
+    assert answer(cli, "mix", EXAMPLE_CODE, "fern", "claw", "--drink") == {
+        "potion": "blue-", "effect": "insanity: lose 1 reputation point", "reputation": -1}
+    assert answer(cli, "mix", EXAMPLE_CODE, "fern", "claw", "--drink", "--reputation", "20") == {
+        "potion": "blue-", "effect": "insanity: lose 3 reputation points", "reputation": -3}
+    assert answer(cli, "mix", EXAMPLE_CODE, "fern", "toad", "--drink", "--reputation", "20")["reputation"] == 0
 
 
 def test_sell_answers_the_quality_class_not_the_potion(cli):
@@ -84,6 +99,75 @@ def test_master_debunk_is_a_demonstration(cli):
     assert code == 0
     assert json.loads(out) == {"potion": "red+", "debunked": ["fern"], "conflict": False, "success": True,
                                "reputation": 2}
+
+
+def test_apprentice_debunk_reveals_the_seals_and_their_penalties(cli):
+    new_game(cli, "--code", EXAMPLE_CODE)  # feather is r-g+B-: the theory R+G+B+ is wrong on blue
+    seals = ("--theory", "R+G+B+", "--seal", "Ana=gold", "--seal", "Bo=hedge-blue", "--seal", "Cy=hedge-red")
+    shown = answer(cli, "debunk", EXAMPLE_CODE, "feather", "blue", *seals)
+    assert shown["debunked"] is True and shown["reputation"] == 2
+    assert shown["penalties"] == {"Ana": -5, "Bo": 0, "Cy": -5}  # the blue hedge has the right colour
+    # Zones: Ana at 15 loses 6; Cy debunks Cy's own theory from 12: +2 first (14, green), then -6.
+    zoned = answer(cli, "debunk", EXAMPLE_CODE, "feather", "blue", *seals, "--reputation", "Ana=15",
+                   "--reputation", "12", "--player", "Cy")
+    assert zoned["penalties"] == {"Ana": -6, "Bo": 0, "Cy": -6}
+    assert (zoned["player"], zoned["total"]) == ("Cy", -4)
+    code, out, _ = cli("alchemists", "debunk", EXAMPLE_CODE, "feather", "blue", *seals)
+    assert code == 0 and "Ana gold -5, Bo hedge-blue 0 (spared: its doubt was blue), Cy hedge-red -5" in out
+
+
+def test_a_failed_debunk_reveals_no_seal_and_loses_by_the_zone(cli):
+    new_game(cli, "--code", EXAMPLE_CODE)  # feather's green aspect is +, as the theory says
+    stands = answer(cli, "debunk", EXAMPLE_CODE, "feather", "green", "--theory", "R+G+B+", "--seal", "Ana=gold",
+                    "--reputation", "18")
+    assert stands["debunked"] is False and stands["reputation"] == -3 and stands["penalties"] == {}
+    code, out, _ = cli("alchemists", "debunk", EXAMPLE_CODE, "feather", "green", "--theory", "R+G+B+")
+    assert code == 0 and "the debunker loses 1 reputation point" in out
+
+
+def test_master_debunk_of_two_theories_chains_the_penalties(cli):
+    new_game(cli, "--code", EXAMPLE_CODE, "--master")  # fern + toad is red+: r- on fern and R- on toad are wrong
+    demo = answer(cli, "debunk", EXAMPLE_CODE, "fern", "toad", "--theory", "fern=r-g+B-", "--theory",
+                  "toad=R-G-B-", "--seal", "fern:Ana=gold", "--seal", "toad:Ana=hedge-blue",
+                  "--seal", "toad:Bo=hedge-red", "--reputation", "Ana=15")
+    assert demo["debunked"] == ["fern", "toad"] and demo["reputation"] == 2
+    # Ana: gold at 15 (green) -6, down to 9; then the blue hedge (red was debunked) at 9: -5. Bo's red hedge: 0.
+    assert demo["penalties"] == {"Ana": -11, "Bo": 0}
+
+
+def test_master_conflict_already_known_costs_a_point(cli):
+    new_game(cli, "--code", EXAMPLE_CODE, "--master")
+    # fern + toad is red+; R+g+b- and R+G+B+ can each give red+, but together give green+: a conflict.
+    theories = ("--theory", "fern=R+g+b-", "--theory", "toad=R+G+B+", "--seal", "toad:Ana=gold")
+    new = answer(cli, "debunk", EXAMPLE_CODE, "fern", "toad", *theories)
+    assert (new["conflict"], new["success"], new["reputation"], new["penalties"]) == (True, True, 2, {})
+    again = answer(cli, "debunk", EXAMPLE_CODE, "fern", "toad", *theories, "--already-in-conflict")
+    assert (again["conflict"], again["success"], again["reputation"]) == (True, False, -1)
+    zoned = answer(cli, "debunk", EXAMPLE_CODE, "fern", "toad", *theories, "--already-in-conflict",
+                   "--reputation", "18")
+    assert zoned["reputation"] == -3
+
+
+@pytest.mark.parametrize(("mode", "argv", "message"), [
+    ("", ("feather", "blue", "--seal", "Ana=gold"), "give that theory with --theory"),
+    ("", ("feather", "blue", "--theory", "R+G+B+", "--already-in-conflict"), "master-mode rule"),
+    ("", ("feather", "blue", "--theory", "R+G+B+", "--seal", "Ana=bronze"), "unknown seal 'bronze'"),
+    ("", ("feather", "blue", "--theory", "R+G+B+", "--seal", "Ana"), "expected PLAYER=SEAL"),
+    ("", ("feather", "blue", "--theory", "R+G+B+", "--seal", "Ana=gold", "--seal", "Ana=silver"),
+     "two seals of one player"),
+    ("", ("feather", "blue", "--theory", "R+G+B+", "--reputation", "high"), "expected a number N"),
+    ("", ("feather", "blue", "--reputation", "3", "--reputation", "4"), "given twice"),
+    ("", ("feather", "blue", "--reputation", "Ana=3", "--reputation", "4", "--player", "Ana"), "two reputations"),
+    ("--master", ("fern", "toad", "--theory", "fern=R+g+b-", "--theory", "toad=R+G+B+", "--seal", "Ana=gold"),
+     "say which one the seal is on"),
+    ("--master", ("fern", "toad", "--theory", "fern=R+g+b-", "--seal", "toad:Ana=gold"), "no --theory of toad"),
+    ("--master", ("fern", "toad", "--theory", "fern=R+g+b-", "--already-in-conflict"), "both ingredients"),
+])
+def test_bad_seals_reputations_and_conflicts_are_one_line_errors(cli, mode, argv, message):
+    new_game(cli, "--code", EXAMPLE_CODE, *([mode] if mode else []))
+    code, out, err = cli("alchemists", "debunk", EXAMPLE_CODE, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+    assert not any(s in err for s in SECRETS if s not in argv)
 
 
 @pytest.mark.parametrize(("mode", "argv", "message"), [

@@ -11,13 +11,17 @@ from assistant.engines.alchemists import (
     Colour,
     Potion,
     Quality,
+    Seal,
+    SealKind,
     brew,
     debunk_aspect,
     demonstrate,
     drink_effect,
+    drink_reputation,
     exhibit,
     exhibition_reputation,
     producible,
+    seal_penalties,
     sell,
 )
 
@@ -150,3 +154,99 @@ def test_a_reputation_loss_costs_one_more_in_the_green_zone_and_two_more_in_the_
     bad = sell(Potion.parse("blue-"), Potion.parse("red+"), Quality.NEUTRAL, reputation=reputation)
     assert neutral.reputation == bad.reputation == change
     assert sell(Potion.parse("red+"), Potion.parse("red+"), Quality.PERFECT, reputation=reputation).reputation == 0
+
+
+def seals(*pairs: str) -> tuple[Seal, ...]:
+    """``seals("Ana=gold", "Bo=hedge-blue")``."""
+    return tuple(Seal(p.split("=")[0], SealKind(p.split("=")[1])) for p in pairs)
+
+
+def test_a_successful_debunk_costs_star_seals_and_wrong_hedges_5_points():
+    # Rule text, "Réfuter une théorie avec succès": « Les sceaux à étoile font perdre 5 points », « sans étoile
+    # et avec une mauvaise couleur font perdre 5 points », « avec la bonne couleur ne sont pas pénalisés ».
+    # Apprentice mode: root is R-g-b+, the theory R-G-B- is debunked on blue, the aspect chosen.
+    shown = debunk_aspect(GAME, "root", Colour.BLUE, theory=A.parse("R-G-B-"))
+    assert shown.debunked and shown.debunked_colour is Colour.BLUE
+    on_theory = seals("Ana=gold", "Bo=hedge-blue", "Cy=hedge-red")
+    assert seal_penalties(on_theory, shown.debunked_colour) == {"Ana": -5, "Bo": 0, "Cy": -5}
+    assert seal_penalties(seals("Di=silver", "Ed=hedge-green"), Colour.BLUE) == {"Di": -5, "Ed": -5}
+    # A failed debunk proves no colour wrong, and an unrelated colour spares nothing.
+    assert debunk_aspect(GAME, "root", Colour.RED, theory=A.parse("R-G-B-")).debunked_colour is None
+
+
+def test_in_master_mode_the_debunked_colour_is_the_potions():
+    # fern + mushroom is blue-: both theories (B+ each) are debunked on blue; a blue hedge is spared on each.
+    demo = demonstrate(GAME, "fern", "mushroom", {"fern": A.parse("r+g-B+"), "mushroom": A.parse("R+G+B+")})
+    assert demo.debunked == ("fern", "mushroom") and demo.debunked_colour is Colour.BLUE
+    assert demo.reputation == 2  # « Si vous réfutez 2 théories ... Vous gagnez 2 points de réputation. »
+    assert seal_penalties(seals("Ana=hedge-blue", "Bo=gold"), demo.debunked_colour) == {"Ana": 0, "Bo": -5}
+    conflict = demonstrate(GAME, "fern", "mushroom", {"fern": A.parse("r-g+B-"), "mushroom": A.parse("R-G-B-")})
+    assert conflict.conflict and conflict.debunked_colour is None  # a conflict reveals no seal
+
+
+def test_seal_penalties_take_each_owners_reputation_zone():
+    on_theory = seals("Ana=gold", "Bo=silver", "Cy=hedge-red")
+    reputations = {"Ana": 14, "Bo": 18, "Cy": 5}
+    assert seal_penalties(on_theory, Colour.BLUE, reputations) == {"Ana": -6, "Bo": -7, "Cy": -5}
+    assert seal_penalties(on_theory, Colour.BLUE, {"Ana": 17}) == {"Ana": -6, "Bo": -5, "Cy": -5}
+    assert seal_penalties(seals("Di=hedge-blue"), Colour.BLUE, {"Di": 25}) == {"Di": 0}  # spared: no loss
+
+
+def test_seal_penalties_refuse_an_impossible_board_or_no_colour():
+    with pytest.raises(AlchemistsError, match="the neutral potion debunks nothing"):
+        seal_penalties(seals("Ana=gold"), Potion.parse("neutral").colour)
+    with pytest.raises(AlchemistsError, match="two seals of one player"):
+        seal_penalties(seals("Ana=gold", "Ana=silver"), Colour.RED)
+    with pytest.raises(AlchemistsError, match="4 seals; at most 3"):
+        seal_penalties(seals("A=gold", "B=gold", "C=gold", "D=gold"), Colour.RED)
+    assert seal_penalties((), Colour.RED) == {}
+
+
+def test_showing_a_conflict_again_costs_a_point():
+    # « Lorsqu'une démonstration concerne déjà deux théories en conflit, vous perdez 1 point de réputation. »
+    theories = {"fern": A.parse("r-g+B-"), "mushroom": A.parse("R-G-B-")}
+    new = demonstrate(GAME, "fern", "mushroom", theories)
+    assert new.conflict and new.success and new.reputation == 2
+    again = demonstrate(GAME, "fern", "mushroom", theories, already_in_conflict=True)
+    assert again.conflict and not again.success and again.reputation == -1
+    assert demonstrate(GAME, "fern", "mushroom", theories, already_in_conflict=True, reputation=15).reputation == -2
+    # A debunk is new even between theories said to be in conflict: it still gains 2.
+    debunk = demonstrate(GAME, "fern", "mushroom", {"fern": A.parse("r+g-B+"), "mushroom": A.parse("r+G-b-")},
+                         already_in_conflict=True)
+    assert debunk.debunked == ("fern",) and debunk.reputation == 2
+    with pytest.raises(AlchemistsError, match="give the theories of both ingredients"):
+        demonstrate(GAME, "fern", "mushroom", {"fern": A.parse("r-g+B-")}, already_in_conflict=True)
+
+
+@pytest.mark.parametrize(("reputation", "change"), [(None, -1), (5, -1), (13, -1), (14, -2), (18, -3)])
+def test_a_failed_debunk_loses_more_in_the_green_and_blue_zones(reputation, change):
+    # « Vous perdez 1 point de réputation », deepened by the zone as the reputation table says.
+    stands = debunk_aspect(GAME, "root", Colour.RED, theory=A.parse("r-g+B-"), reputation=reputation)
+    assert stands.debunked is False and stands.reputation == change
+    demo = demonstrate(GAME, "fern", "mushroom", {"fern": A.parse("r-g+B-")}, reputation=reputation)
+    assert not demo.success and demo.reputation == change
+    # A success gains 2 whatever the zone.
+    assert debunk_aspect(GAME, "root", Colour.BLUE, theory=A.parse("R-G-B-"), reputation=reputation).reputation == 2
+
+
+def test_a_failed_exhibit_and_an_insanity_lose_more_in_the_upper_zones():
+    failed = exhibit(GAME, "claw", "scorpion", Potion.parse("red-"), reputation=14)
+    assert not failed.success and failed.penalty == -2
+    assert exhibit(GAME, "claw", "scorpion", Potion.parse("red-")).penalty == -1
+    assert exhibit(GAME, "claw", "scorpion", Potion.parse("red+"), reputation=20).penalty == 0
+    insanity = Potion.parse("blue-")
+    assert drink_effect(insanity) == "insanity: lose 1 reputation point"
+    assert drink_effect(insanity, 18) == "insanity: lose 3 reputation points"
+    assert drink_reputation(insanity, 15) == -2 and drink_reputation(Potion.parse("red-"), 18) == 0
+
+
+def test_exhibition_losses_follow_the_reputation_as_it_moves():
+    red_plus, red_minus, blue_plus = map(Potion.parse, ("red+", "red-", "blue+"))
+    exhibits = [
+        ("Ana", red_plus, True),     # 13 -> 14: first red+, +1, now in the green zone
+        ("Ana", blue_plus, False),   # failure at 14: -2
+        ("Bo", blue_plus, False),    # 14: -2, down to 12
+        ("Bo", red_minus, False),    # failure at 12: -1
+    ]
+    assert exhibition_reputation(exhibits, {"Ana": 13, "Bo": 14}) == {"Ana": -1, "Bo": -3}
+    assert exhibition_reputation(exhibits) == {"Ana": 0, "Bo": -2}  # no reputations: the printed losses

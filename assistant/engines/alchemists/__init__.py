@@ -40,10 +40,13 @@ from .master import (
     debunk_aspect,
     demonstrate,
     drink_effect,
+    drink_reputation,
     exhibit,
     exhibition_reputation,
     producible,
     quality_reached,
+    reputation_loss,
+    seal_penalties,
     sell,
 )
 from .reveal import Revelation, Seal, SealKind, Theory, Verdict, grand_reveal, parse_theories, seal_points
@@ -55,7 +58,8 @@ __all__ = [
     "Deduction", "Demonstration", "Exhibit", "Fact", "MixFact", "MixSuggestion", "Potion", "Quality",
     "Revelation", "Sale", "Seal", "SealKind", "Theory", "TheoryFact", "Verdict", "assignment_from_code",
     "brew", "code_for_index", "code_from_assignment", "debunk_aspect", "deduce", "demonstrate",
-    "drink_effect", "exhibit", "exhibited", "exhibition_reputation", "grand_reveal", "index_of_code", "mix",
-    "mixed", "parse_facts", "parse_ingredient", "parse_theories", "producible", "quality_reached",
-    "seal_points", "sell", "sold", "suggest_mix", "with_sign",
+    "drink_effect", "drink_reputation", "exhibit", "exhibited", "exhibition_reputation", "grand_reveal",
+    "index_of_code", "mix", "mixed", "parse_facts", "parse_ingredient", "parse_theories", "producible",
+    "quality_reached", "reputation_loss", "seal_penalties", "seal_points", "sell", "sold", "suggest_mix",
+    "with_sign",
 ]

@@ -1,8 +1,13 @@
 """What the companion app answers at the table, given the secret assignment.
 
-Test on a student and drink a potion (``brew``), sell to an adventurer (``sell``), debunk in apprentice
-mode (``debunk_aspect``) and in master mode (``demonstrate``), and the final exhibition (``exhibit``,
-``exhibition_reputation``). The grand reveal is in ``reveal``.
+Test on a student and drink a potion (``brew``, ``drink_effect``), sell to an adventurer (``sell``), debunk
+in apprentice mode (``debunk_aspect``) and in master mode (``demonstrate``), the seals' penalties on a
+successful debunk (``seal_penalties``), and the final exhibition (``exhibit``, ``exhibition_reputation``).
+The grand reveal is in ``reveal``.
+
+Reputation zones: every reputation loss computed here goes through ``reputation_loss``, which deepens it
+in the green and blue zones when the loser's reputation is given (an optional ``reputation`` argument);
+without it, a loss is the one printed in the rule text.
 """
 
 from __future__ import annotations
@@ -13,10 +18,14 @@ from enum import Enum
 
 from .alchemicals import ALCHEMICALS, Alchemical, AlchemistsError, Colour, Potion, mix, parse_ingredient
 from .codes import Assignment
+from .reveal import Seal, check_seals
 
 APPRENTICE = "apprentice"
 MASTER = "master"
 MODES = (APPRENTICE, MASTER)
+
+DEBUNK_GAIN = 2    # a successful debunk (or a new conflict shown), in either mode
+SEAL_PENALTY = 5   # each seal that a successful debunk does not spare
 
 
 def brew(assignment: Assignment, first: str, second: str) -> Potion:
@@ -27,10 +36,19 @@ def brew(assignment: Assignment, first: str, second: str) -> Potion:
     return mix(assignment[first], assignment[second])
 
 
-def drink_effect(potion: Potion) -> str | None:
-    """What happens to a player who drinks ``potion`` (positive and neutral potions do nothing)."""
+def drink_reputation(potion: Potion, reputation: int | None = None) -> int:
+    """The reputation change of the player who drinks ``potion``: insanity (``blue-``) costs 1 point, more
+    in the green and blue zones when the drinker's ``reputation`` is given; nothing else costs reputation."""
+    return reputation_loss(1, reputation) if str(potion) == "blue-" else 0
+
+
+def drink_effect(potion: Potion, reputation: int | None = None) -> str | None:
+    """What happens to a player who drinks ``potion`` (positive and neutral potions do nothing).
+
+    With the drinker's ``reputation``, the insanity text gives the loss of that reputation zone."""
+    lost = -reputation_loss(1, reputation)
     return {
-        "blue-": "insanity: lose 1 reputation point",
+        "blue-": f"insanity: lose {lost} reputation point{'s' if lost > 1 else ''}",
         "green-": "paralysis: put your vial on the paralysed space of the turn-order track; you play last "
                   "next round",
         "red-": "poison: put this action cube in the hospital; you play with one cube fewer next round",
@@ -87,6 +105,8 @@ def reputation_zone_bonus(reputation: int | None) -> int:
 def reputation_loss(points: int, reputation: int | None = None) -> int:
     """The change of reputation when a player at ``reputation`` loses ``points``: one point more in the green
     zone (14 to 17), two more in the blue zone (from 18); the bare loss when ``reputation`` is not given.
+    The zone is the one of ``reputation`` before the loss, and the extra is per loss, not per point lost
+    (a seal's 5 points cost 6 in the green zone): the text's "par perte de réputation".
 
     The red zone's "+ 1 point de supplémentaire/ réputation perdue" is left out: the sentence is garbled.
     """
@@ -144,6 +164,7 @@ class AspectReveal:
     colour: Colour
     sign: int
     theory: Alchemical | None = None  # the published theory being debunked, if given
+    player_reputation: int | None = None  # the debunker's reputation before the debunk, if given
 
     @property
     def debunked(self) -> bool | None:
@@ -152,18 +173,52 @@ class AspectReveal:
 
     @property
     def reputation(self) -> int:
-        return {None: 0, True: 2, False: -1}[self.debunked]
+        """The debunker's change: +2 for a debunk, -1 for a failure (deeper by the zone), 0 without a theory."""
+        if self.debunked is None:
+            return 0
+        return DEBUNK_GAIN if self.debunked else reputation_loss(1, self.player_reputation)
+
+    @property
+    def debunked_colour(self) -> Colour | None:
+        """The colour the theory is proved wrong on (the aspect chosen), for ``seal_penalties``."""
+        return self.colour if self.debunked else None
 
 
 def debunk_aspect(assignment: Assignment, ingredient: str, colour: Colour,
-                  theory: Alchemical | None = None) -> AspectReveal:
+                  theory: Alchemical | None = None, reputation: int | None = None) -> AspectReveal:
     """Reveal the sign of ``ingredient``'s aspect of ``colour``, as the app does in apprentice mode.
 
     The app shows an aspect as its sign only (sizes are not shown): a theory is debunked when its sign on
-    that colour is the opposite one (+2 reputation), otherwise the debunker loses 1.
+    that colour is the opposite one (+2 reputation), otherwise the debunker loses 1 (more in the green and
+    blue zones when the debunker's ``reputation`` is given). The seals of a debunked theory are judged by
+    ``seal_penalties(seals, reveal.debunked_colour)``.
     """
     ingredient = parse_ingredient(ingredient)
-    return AspectReveal(ingredient, colour, assignment[ingredient].sign(colour), theory)
+    return AspectReveal(ingredient, colour, assignment[ingredient].sign(colour), theory, reputation)
+
+
+def seal_penalties(seals: Iterable[Seal], colour: Colour,
+                   reputations: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Each seal owner's reputation change when a debunk proves a theory wrong on ``colour``.
+
+    Rule text, "Réfuter une théorie avec succès": the seals are revealed; a star seal (gold or silver)
+    loses 5 points, a hedged seal of another colour loses 5, a hedged seal of ``colour`` (the colour the
+    debunk proved wrong: the aspect chosen in apprentice mode, the potion's colour in master mode) is not
+    penalised (0). Every seal owner is in the answer, in the order of ``seals``.
+
+    ``reputations`` gives the owners' reputations when the seals are revealed, for the zones
+    (``reputation_loss``: a 5-point loss is 6 from 14 to 17 and 7 from 18); an owner left out loses the
+    bare 5. The text scores the debunk first and reveals the seals after, so a player who debunks their
+    own theory is judged at their reputation after the +2. A penalty is one loss per seal: a player with
+    seals on two theories debunked by one demonstration calls this once per theory, with the reputation
+    left by the first.
+    """
+    if not isinstance(colour, Colour):
+        raise AlchemistsError("a debunk proves a theory wrong on one colour: the neutral potion debunks nothing")
+    seals = check_seals(seals)
+    reputations = reputations or {}
+    return {s.player: 0 if s.kind.hedged == colour else reputation_loss(SEAL_PENALTY, reputations.get(s.player))
+            for s in seals}
 
 
 def producible(alchemical: Alchemical) -> frozenset[Potion]:
@@ -180,23 +235,43 @@ class Demonstration:
     potion: Potion
     debunked: tuple[str, ...]  # ingredients whose theory cannot give this potion with any partner
     conflict: bool             # both theories survive alone but together predict another potion
+    already_in_conflict: bool = False     # the two theories already had a conflict token
+    player_reputation: int | None = None  # the debunker's reputation before the demonstration, if given
 
     @property
     def success(self) -> bool:
-        return bool(self.debunked) or self.conflict
+        """A theory debunked, or a conflict that was not already known."""
+        return bool(self.debunked) or (self.conflict and not self.already_in_conflict)
 
     @property
     def reputation(self) -> int:
-        return 2 if self.success else -1
+        """+2 for a success (one or two theories debunked, or a new conflict); -1 otherwise, including a
+        conflict already known (deeper by the zone when the debunker's reputation is given)."""
+        return DEBUNK_GAIN if self.success else reputation_loss(1, self.player_reputation)
+
+    @property
+    def debunked_colour(self) -> Colour | None:
+        """The colour the debunked theories are proved wrong on (the potion's), for ``seal_penalties``."""
+        return self.potion.colour if self.debunked else None
 
 
 def demonstrate(assignment: Assignment, first: str, second: str,
-                theories: Mapping[str, Alchemical] | None = None) -> Demonstration:
+                theories: Mapping[str, Alchemical] | None = None, already_in_conflict: bool = False,
+                reputation: int | None = None) -> Demonstration:
     """Brew ``first`` + ``second`` and judge the published ``theories`` of those ingredients.
 
     A theory is debunked when the potion is one its alchemical can never give (the colour of the potion
     with the other sign). When both ingredients have a theory, neither is debunked alone, and the two
     theories mixed give another potion, they are in conflict (one of them is wrong, nobody knows which).
+    Debunking one theory or two gains 2 (the text: "si vous réfutez 2 théories ... vous gagnez 2 points");
+    showing a conflict gains 2; nothing shown loses 1.
+
+    ``already_in_conflict``: the two theories already carry a conflict token. The text: "lorsqu'une
+    démonstration concerne déjà deux théories en conflit, vous perdez 1 point". Decision: a demonstration
+    that only shows that conflict again loses 1 instead of gaining 2; one that debunks a theory still gains
+    2 (the debunk is new). It needs the theories of both ingredients.
+
+    ``reputation``: the debunker's reputation before the demonstration, for the zone of a loss.
     """
     theories = {parse_ingredient(k): v for k, v in (theories or {}).items()}
     first, second = parse_ingredient(first), parse_ingredient(second)
@@ -204,6 +279,9 @@ def demonstrate(assignment: Assignment, first: str, second: str,
     if unrelated:
         raise AlchemistsError(f"a demonstration with {first} and {second} says nothing about "
                               f"{', '.join(unrelated)}")
+    if already_in_conflict and len(theories) != 2:
+        raise AlchemistsError("a conflict is between two theories: give the theories of both ingredients "
+                              "to say they are already in conflict")
     potion = brew(assignment, first, second)
     debunked = tuple(i for i in (first, second) if i in theories and potion not in producible(theories[i]))
     conflict = False
@@ -211,7 +289,7 @@ def demonstrate(assignment: Assignment, first: str, second: str,
         if theories[first] == theories[second]:
             raise AlchemistsError("two published theories cannot name the same alchemical")
         conflict = mix(theories[first], theories[second]) != potion
-    return Demonstration((first, second), potion, debunked, conflict)
+    return Demonstration((first, second), potion, debunked, conflict, already_in_conflict, reputation)
 
 
 @dataclass(frozen=True)
@@ -220,22 +298,36 @@ class Exhibit:
 
     promised: Potion
     success: bool
+    player_reputation: int | None = None  # the exhibitor's reputation before, if given
+
+    @property
+    def penalty(self) -> int:
+        """The reputation a failure costs (1, more in the green and blue zones); 0 for a success, whose
+        gains depend on the other exhibits (``exhibition_reputation``)."""
+        return 0 if self.success else reputation_loss(1, self.player_reputation)
 
 
-def exhibit(assignment: Assignment, first: str, second: str, promised: Potion) -> Exhibit:
+def exhibit(assignment: Assignment, first: str, second: str, promised: Potion,
+            reputation: int | None = None) -> Exhibit:
     if promised.neutral:
         raise AlchemistsError("the exhibition shows the six coloured potions, not the neutral one")
-    return Exhibit(promised, brew(assignment, first, second) == promised)
+    return Exhibit(promised, brew(assignment, first, second) == promised, reputation)
 
 
-def exhibition_reputation(exhibits: Iterable[tuple[str, Potion, bool]]) -> dict[str, int]:
+def exhibition_reputation(exhibits: Iterable[tuple[str, Potion, bool]],
+                          reputations: Mapping[str, int] | None = None) -> dict[str, int]:
     """Reputation won and lost at the exhibition, from ``(player, promised potion, success)`` in the order
     the exhibits were made.
 
     A failure costs 1 point. The first player to show a potion successfully gains 1 point (later players
     who show it take the space below, for nothing). A player who shows both signs of one colour
     successfully gains 2 points per such colour. A player cannot exhibit the same potion twice.
+
+    With ``reputations`` (each player's reputation before the exhibition), a failure costs more in the
+    green and blue zones, judged at the player's reputation at that moment (before plus what the earlier
+    exhibits changed).
     """
+    reputations = reputations or {}
     points: dict[str, int] = {}
     tried: dict[str, set[Potion]] = {}
     made: dict[str, set[Potion]] = {}
@@ -248,7 +340,8 @@ def exhibition_reputation(exhibits: Iterable[tuple[str, Potion, bool]]) -> dict[
         tried[player].add(promised)
         points.setdefault(player, 0)
         if not success:
-            points[player] -= 1
+            before = reputations.get(player)
+            points[player] += reputation_loss(1, None if before is None else before + points[player])
             continue
         if promised not in first_shown:
             first_shown.add(promised)

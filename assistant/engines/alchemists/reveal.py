@@ -114,13 +114,20 @@ def check_board(theories: Iterable[Theory]) -> tuple[Theory, ...]:
             raise AlchemistsError(f"two theories name {t.alchemical}: each alchemical token is placed once")
         ingredients.add(t.ingredient)
         alchemicals.add(t.alchemical)
-        players = [s.player for s in t.seals]
-        if len(set(players)) != len(players):
-            raise AlchemistsError(f"the theory about {t.ingredient} has two seals of one player")
-        if len(players) > MAX_SEALS:
-            raise AlchemistsError(f"the theory about {t.ingredient} has {len(players)} seals; at most "
-                                  f"{MAX_SEALS} (the publisher and two endorsers)")
+        check_seals(t.seals, f"the theory about {t.ingredient}")
     return theories
+
+
+def check_seals(seals: Iterable[Seal], theory: str = "the theory") -> tuple[Seal, ...]:
+    """Check that ``seals`` could lie on one theory: one seal per player, at most ``MAX_SEALS``."""
+    seals = tuple(seals)
+    players = [s.player for s in seals]
+    if len(set(players)) != len(players):
+        raise AlchemistsError(f"{theory} has two seals of one player")
+    if len(players) > MAX_SEALS:
+        raise AlchemistsError(f"{theory} has {len(players)} seals; at most {MAX_SEALS} (the publisher and two "
+                              "endorsers)")
+    return seals
 
 
 def grand_reveal(assignment: Assignment, theories: Iterable[Theory]) -> Revelation:
