@@ -24,7 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-ZONE_KINDS = ("slot", "count")
+ZONE_KINDS = ("slot", "count", "card")
+LABEL_KINDS = ("slot", "card")  # zones read as one label (a reading's "zones"); "count" zones give counts
 MARKER_IDS = range(50)  # ArUco DICT_4X4_50
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -54,6 +55,7 @@ class Zone:
     center: tuple[float, float]
     size: tuple[float, float]
     labels: tuple[str, ...]
+    card_set: str | None = None  # a card zone: the enrolled card set it is read against (``set`` in the file)
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -97,7 +99,7 @@ class Layout:
             "markers": [{"id": m.id, "center": list(m.center), "size": m.size} for m in self.markers],
             "zones": [
                 {"id": z.id, "kind": z.kind, "center": list(z.center), "size": list(z.size),
-                 "labels": list(z.labels)}
+                 "labels": list(z.labels), **({"set": z.card_set} if z.card_set else {})}
                 for z in self.zones
             ],
             "palette": dict(self.palette),
@@ -251,7 +253,17 @@ class _Parser:
             raise self.fail(key + ".labels", "expected a non-empty list of label names")
         if len(set(labels)) != len(labels):
             raise self.fail(key + ".labels", "a label is listed twice")
-        return Zone(zid, kind, center, size, tuple(labels))
+        card_set = z.get("set")
+        if kind == "card":
+            # A card place: read against an enrolled card set (``calibrate cards``), labels are card names.
+            card_set = self.string(self.require(z, "set", key + "."), key + ".set")
+            if not _ID.match(card_set):
+                raise self.fail(key + ".set", f"{card_set!r}: use letters, digits, '-', '_' and '.' only")
+            if "empty" not in labels:
+                raise self.fail(key + ".labels", "a card zone lists \"empty\" and the cards it may show")
+        elif card_set is not None:
+            raise self.fail(key + ".set", "only a card zone (kind = \"card\") reads a card set")
+        return Zone(zid, kind, center, size, tuple(labels), card_set)
 
     def zones(self, raw: Any, key: str) -> list[Zone]:
         if not isinstance(raw, list):
@@ -300,7 +312,7 @@ class _Parser:
                 raise self.fail(f"zones.{z.id}",
                                 f"zone lies outside the board ({size[0]:g} x {size[1]:g} mm)")
             for label in z.labels:
-                if label != "empty" and label not in palette:
+                if z.kind != "card" and label != "empty" and label not in palette:
                     raise self.fail(f"zones.{z.id}.labels", f"unknown label {label!r} (not in palette)")
             if z.kind == "count" and "empty" in z.labels:
                 raise self.fail(f"zones.{z.id}.labels", "a count zone lists the colours it counts, not empty")
@@ -323,6 +335,9 @@ class _Parser:
             if zid not in zones:
                 raise self.fail(key, "no such zone")
             zone = zones[zid]
+            if zone.kind == "card":
+                raise self.fail(key, "a card zone takes no part in the colour calibration (cards are enrolled: "
+                                     "calibrate cards)")
             if zone.kind == "slot":
                 if value not in zone.labels:
                     raise self.fail(key, f"unknown label {value!r} for this zone")

@@ -23,7 +23,7 @@ def annotate(frame: np.ndarray, layout: Layout, reading: Reading) -> np.ndarray:
         left, top, right, bottom = z.bounds
         pts = cv2.perspectiveTransform(np.array([[[left, top], [right, top], [right, bottom], [left, bottom]]],
                                                 np.float64), H)[0]
-        if z.kind == "slot":
+        if z.kind != "count":
             r = reading.zones[z.id]
             text = "" if r.label == "empty" and not low_confidence(r) else (
                 "?" if r.label == "unknown" else r.label.replace("seal-", "s."))

@@ -18,9 +18,13 @@ LEVELS = 1 << BITS
 FOREIGN = 255
 HIGHLIGHT = 254
 FOREIGN_DE = 22.0
-BOARD_DE = 5.0  # a colour within this (plus BOARD_DE_DARK / brightness) of the background is board
-BOARD_DE_DARK = 2.0  # in the dark, noise scatters Lab: be more tolerant
-DARKEST_SHADOW = 0.3  # darker than this fraction of the background is no shadow but something dark
+BOARD_DE = 2.0  # a colour within this (plus the frame's noise allowance) of the background is board
+NOISE_LEVELS = (1.0, 1.5, 2.2, 3.2, 4.5, 6.5)  # median ΔE of the board's cells around the light field
+NOISE_SPAN = 2.5  # board cells scatter up to about this many times their median ΔE
+DARKEST_SHADOW = 0.5  # darker than this fraction of the lit board is no shadow (those take half the light at
+# most, a hand's soft one less) but something dark: a sleeve, dark skin
+LUMA = np.array([0.114, 0.587, 0.299], np.float32)  # BGR weights of brightness
+BRIGHTEST = 1.22  # brighter than this: no board the light field explains (a pale hand, a white sleeve)
 
 
 def _centres() -> np.ndarray:
@@ -50,8 +54,10 @@ def to_uint8(bgr01: np.ndarray) -> np.ndarray:
     return np.clip(bgr01 * 255.0 + 0.5, 0, 255).astype(np.uint8)
 
 
-def label_table(prototypes_lab: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """``prototypes_lab`` (L, S, 3); ``allowed`` (L,) bool -> uint8 table of codes."""
+def label_table(prototypes_lab: np.ndarray, allowed: np.ndarray, foreign_de: float | None = FOREIGN_DE
+                ) -> np.ndarray:
+    """``prototypes_lab`` (L, S, 3); ``allowed`` (L,) bool -> uint8 table of codes. With ``foreign_de``
+    None every colour takes its nearest label (``nearest_table``)."""
     _, lab = _centre_lab()
     protos = prototypes_lab[allowed]  # (A, S, 3)
     ids = np.flatnonzero(allowed)
@@ -62,17 +68,36 @@ def label_table(prototypes_lab: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     n_shades = protos.shape[1]
     code = (ids[best // n_shades] * 16 + best % n_shades).astype(np.uint8)
     highlight = (lab[:, 0] > 80) & (np.hypot(lab[:, 1], lab[:, 2]) < 18)
-    code[best_d > FOREIGN_DE] = FOREIGN
-    code[(best_d > FOREIGN_DE) & highlight] = HIGHLIGHT
+    if foreign_de is not None:
+        code[best_d > foreign_de] = FOREIGN
+        code[(best_d > foreign_de) & highlight] = HIGHLIGHT
     return code
 
 
-def board_table(background_bgr: np.ndarray) -> np.ndarray:
-    """bool table: the colour is the board's background, lit or in a shadow (same colour, less light)."""
+def nearest_table(prototypes_lab: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """Like ``label_table``, but every colour takes its nearest label, however far: for counting, where
+    a zone holds only its labels and the board, and dim light scatters a piece's pixels far from its
+    colour (still nearer it than the board)."""
+    return label_table(prototypes_lab, allowed, None)
+
+
+def board_table(background_bgr: np.ndarray, noise: float = NOISE_LEVELS[-1]) -> np.ndarray:
+    """bool table: the colour is the board's background, lit or in a shadow (same colour, less light),
+    given the frame's ``noise`` (median ΔE of board cells; noise grows in the dark as 1/sqrt(brightness))."""
     bgr, lab = _centre_lab()
-    weights = np.array([0.114, 0.587, 0.299], np.float32)
     bg = background_bgr.astype(np.float32)
-    k = (bgr @ weights) / float(bg @ weights)
+    k = (bgr @ LUMA) / float(bg @ LUMA)
     expected = np.clip(k, 0.25, 1.3)[:, None] * bg[None, :]
     de = np.linalg.norm(lab - bgr_to_lab(expected), axis=1)
-    return (de < BOARD_DE + BOARD_DE_DARK / np.clip(k, 0.1, 1.0)) & (k < 1.35) & (k > DARKEST_SHADOW)
+    tolerance = BOARD_DE + NOISE_SPAN * noise / np.sqrt(np.clip(k, 0.1, 1.0))
+    return (de < tolerance) & (k < BRIGHTEST) & (k > DARKEST_SHADOW)
+
+
+def board_tables(background_bgr: np.ndarray) -> np.ndarray:
+    """``board_table`` at every level of NOISE_LEVELS: (levels, LEVELS ** 3) bool."""
+    return np.stack([board_table(background_bgr, n) for n in NOISE_LEVELS])
+
+
+def noise_level(de_median: float) -> int:
+    """Index of the smallest NOISE_LEVELS entry at least ``de_median``."""
+    return min(int(np.searchsorted(NOISE_LEVELS, de_median)), len(NOISE_LEVELS) - 1)

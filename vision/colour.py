@@ -36,7 +36,7 @@ def lab_to_rgb(lab) -> tuple[int, int, int]:
 class ColourModel:
     """Per-label prototypes in normalised BGR (0..1) and Lab; ``background`` is the board's own colour,
     the reference every frame is normalised to; ``top_area_mm2`` is one piece's visible top face
-    (learnt from a calibration frame's count zones, or the piece's footprint)."""
+    (learnt from a calibration frame's count zones, or the piece's footprint seen a little nearer)."""
     background_bgr: np.ndarray
     prototypes_bgr: dict[str, np.ndarray]
     top_area_mm2: dict[str, float] = field(default_factory=dict)
@@ -44,14 +44,14 @@ class ColourModel:
 
     @classmethod
     def from_palette(cls, layout: Layout) -> ColourModel:
-        from vision.pieces import piece_shapes
+        from vision.pieces import NEAR_CAMERA, piece_shapes
 
         def bgr(rgb):
             return np.array([rgb[2], rgb[1], rgb[0]], np.float32) / 255.0
 
         shapes = piece_shapes(layout)
         return cls(bgr(layout.colour("empty")), {k: bgr(layout.colour(k)) for k in layout.palette},
-                   {k: s.area_mm2 for k, s in shapes.items()}, "palette")
+                   {k: s.area_mm2 * NEAR_CAMERA for k, s in shapes.items()}, "palette")
 
     def with_calibration(self, colours_rgb: dict[str, tuple[int, int, int]], top_area_mm2: dict[str, float],
                          source: str) -> ColourModel:

@@ -1,66 +1,204 @@
 """Counting the pieces in a count zone (a reserve tray).
 
-Pixels of the zone (canonical image, light normalised) are classified against the zone's labels at a few
-shades and the background; a piece's top face is lit (the three brightest shades), its sides darker. The
-count of a colour is the area of its top faces over one piece's top area (learnt by ``calibrate
-colours`` from a tray of known count, else the footprint, slightly enlarged as the camera sees a top
-face closer than the board). Touching pieces make one blob: each blob is counted by its own area, and
-the sum is cross-checked against the count from the total area; a disagreement, or blobs far from a
-whole number of pieces, lowers the confidence.
+The zone is sampled again from the frame, finer than the canonical image (``COUNT_PX_PER_MM``), and its
+light normalised against the board. Each pixel takes the nearest of the zone's labels or the board (at
+a few shades each, no "none of them": in dim, noisy light a grey cube's pixels scatter far from grey, but
+stay nearer grey than the board). A piece's top face is its lit part; its sides (which lean outwards, a
+camera above the middle of the table sees the far sides of the pieces near the edge) are darker.
+
+Pieces are counted one by one (``peel``): touching tops make one blob, but a piece's top has a known
+size (its footprint from the layout, seen a little larger as it is nearer the camera, or a calibration's
+measure), so the blob is covered greedily by squares of that size. Each square goes where it covers the
+most top that is left while the ring just outside it covers the least: at a corner of what is left, or on
+the darker seams between touching tops. Its top is then taken away and the next square placed, until no
+place covers half a top. Dividing the blob's area by one top's area (the former method) is off by a cube
+on big piles as soon as the top faces' outline is a pixel off all around; placing squares is not.
+
+The area estimate is kept as a check: when it and the squares disagree by more than ``DISAGREE`` pieces
+(part of the pile unlike its colour, a hand's shadow over it), the zone is uncountable (``None``) rather
+than a guess; the stabiliser waits for a better frame.
 """
 
 from __future__ import annotations
+
+import math
 
 import cv2
 import numpy as np
 
 from vision import classify
 from vision.colour import ColourModel
+from vision.pieces import NEAR_CAMERA
 
-NEAR_CAMERA = 1.04  # a top face 16 mm up, seen from ~0.8 m, looks 4 % larger than the footprint
-MIN_BLOB = 0.35  # fraction of one piece below which a blob is noise
-TOP_SHADES = 3  # PIECE_SHADES[:3] are a lit top face
+TOP_FRACTION = 0.9  # area estimate: a pixel at least this bright (of the top's mode) is top
+TOP_FLOOR = 0.7  # squares: a pixel's "topness" rises from 0 at this brightness to 1 at the top's mode
+RING_MM = 2.0  # the ring outside a square, where a placed square's neighbours or seams should be
+MIN_COVER = 0.5  # a square must cover this much of a top that is left
+DISAGREE = 1.5  # squares and area further apart than this: uncountable
+BLUR_SIGMA = 0.7  # px: smooth the noise, not the seams between tops
+PILE_GAP_MM = 0.25  # between two touching pieces in a pile
+MIN_BLOB = 0.3  # fraction of one piece below which a blob is noise, and a hole is filled
+MAX_PIECES = 60
+LUMA = np.array([0.114, 0.587, 0.299], np.float32)
 
 
-def _fill_holes(mask: np.ndarray) -> np.ndarray:
-    """Fill holes (specular highlights on top faces) that touch no edge of the zone."""
-    h, w = mask.shape
-    flood = np.zeros((h + 2, w + 2), np.uint8)
-    flood[1:-1, 1:-1] = mask
-    cv2.floodFill(flood, None, (0, 0), 1)
-    return (mask | (flood[1:-1, 1:-1] == 0)).astype(np.uint8)
+def _tidy(top: np.ndarray, piece_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """Fill small holes inside ``top`` (uint8 0/1) and drop small specks: (mask, area of each blob)."""
+    h, w = top.shape
+    outside = np.zeros((h + 2, w + 2), np.uint8)
+    outside[1:-1, 1:-1] = top
+    cv2.floodFill(outside, None, (0, 0), 2)  # the background reachable from the crop's edge
+    holes = (outside[1:-1, 1:-1] == 0).astype(np.uint8)
+    if holes.any():  # enclosed holes: fill the small ones (glints), not a missing piece's gap
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+        small = stats[:, cv2.CC_STAT_AREA] < MIN_BLOB * piece_px
+        small[0] = False
+        top = top | small[labels].astype(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(top, connectivity=8)
+    keep = stats[:, cv2.CC_STAT_AREA] >= MIN_BLOB * piece_px
+    keep[0] = False
+    return keep[labels], stats[keep, cv2.CC_STAT_AREA].astype(float)
 
 
-def top_blobs(crop: np.ndarray, gain: np.ndarray, zone_labels, labels: list[str], table: np.ndarray
-              ) -> dict[str, np.ndarray]:
-    """Areas in pixels of the blobs of lit top faces of each label, in a zone's canonical crop (BGR uint8)
-    normalised by ``gain`` (per channel)."""
-    norm = cv2.transform(crop, np.diag(gain.astype(np.float32)))
+def blob_pieces(area_px: np.ndarray, piece_px: float, gap_px: float) -> np.ndarray:
+    """How many pieces make blobs of ``area_px``: solves n A + (2n - 2 sqrt(n)) G = area for n, with A one
+    piece's top and G the unseen gap along one side of it (t = sqrt(n): (A + 2G) t² - 2G t - area = 0)."""
+    a, g = piece_px, gap_px
+    t = (2 * g + np.sqrt(4 * g * g + 4 * (a + 2 * g) * area_px)) / (2 * (a + 2 * g))
+    return np.maximum(t * t, area_px / a) if g <= 0 else t * t
+
+
+def lit_tops(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: np.ndarray, piece_px: float
+             ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(brightness relative to the label's lit tops, pixels of the label) in a normalised crop, or None
+    when the label is hardly there. The tops' brightness is the mode of the label's pixels."""
     codes = table[classify.index(norm)]
+    mine = (codes < classify.HIGHLIGHT) & (codes // 16 == label_index)
+    if mine.sum() < MIN_BLOB * piece_px:
+        return None
+    v = (norm.astype(np.float32) @ LUMA) / (255.0 * max(float(proto_bgr @ LUMA), 1e-3))
+    values = v[mine]
+    bins = np.floor((values - 0.6) * 40).astype(np.int32)  # 0.025 wide from 0.6 to 1.5
+    hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
+    peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
+    near = values[np.abs(values - peak) < 0.1 * peak]
+    mode = float(np.median(near)) if near.size else peak
+    return v / mode, mine
+
+
+def top_blobs(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: np.ndarray, piece_px: float
+              ) -> np.ndarray:
+    """Areas in pixels of the blobs of lit top faces of the label ``label_index`` in a normalised crop
+    (uint8 BGR)."""
+    tops = lit_tops(norm, label_index, proto_bgr, table, piece_px)
+    if tops is None:
+        return np.zeros(0)
+    v, mine = tops
+    return _tidy((mine & (v >= TOP_FRACTION)).astype(np.uint8), piece_px)[1]
+
+
+def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
+    """Centres (row, col) of squares of ``side`` px (odd) laid greedily over ``topness`` (float32, 0..1):
+    each where it covers the most of what is left while the ring of ``ring`` px around it covers the
+    least, as long as it covers at least ``MIN_COVER``."""
+    ys, xs = np.nonzero(topness > 0)
+    if ys.size == 0:
+        return []
+    pad = side // 2 + ring + 1
+    h, w = topness.shape
+    y0, x0 = max(0, ys.min() - pad), max(0, xs.min() - pad)
+    left = topness[y0:min(h, ys.max() + pad + 1), x0:min(w, xs.max() + pad + 1)].astype(np.float32)
+    outer = side + 2 * ring
+    k_in, k_ring = 1.0 / (side * side), 1.0 / (outer * outer - side * side)
+    need = MIN_COVER * side * side
+    half, reach = side // 2, outer // 2
+
+    def box(a, k):
+        return cv2.boxFilter(a, -1, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
+
+    def scored(inner, around):  # inner / side² - ring / ring area, where a square covers enough
+        out = inner * (k_in + k_ring) - around * k_ring
+        out[inner < need] = -np.inf
+        return out
+
+    inner, around = box(left, side), box(left, outer)
+    score = scored(inner, around)
+    h, w = left.shape
+    centres = []
+    while len(centres) < MAX_PIECES:
+        k = int(np.argmax(score))
+        if not np.isfinite(score.flat[k]):
+            break
+        r, c = divmod(k, w)
+        centres.append((r + y0, c + x0))
+        # Take the square's top away; the box sums change only within reach of it.
+        r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
+        R0, R1, C0, C1 = max(0, r0 - reach), min(h, r1 + reach), max(0, c0 - reach), min(w, c1 + reach)
+        taken = np.zeros((R1 - R0, C1 - C0), np.float32)
+        taken[r0 - R0:r1 - R0, c0 - C0:c1 - C0] = left[r0:r1, c0:c1]
+        left[r0:r1, c0:c1] = 0
+        inner[R0:R1, C0:C1] -= box(taken, side)
+        around[R0:R1, C0:C1] -= box(taken, outer)
+        score[R0:R1, C0:C1] = scored(inner[R0:R1, C0:C1], around[R0:R1, C0:C1])
+    return centres
+
+
+def piece_area_px(model: ColourModel, label: str, px_per_mm: float) -> float:
+    """One piece's visible top in pixels: measured by a calibration, else the footprint seen nearer."""
+    return model.top_area_mm2.get(label, 256.0 * NEAR_CAMERA) * px_per_mm * px_per_mm
+
+
+def _area_units(v: np.ndarray, mine: np.ndarray, piece_px: float, px_per_mm: float) -> float:
+    blobs = _tidy((mine & (v >= TOP_FRACTION)).astype(np.uint8), piece_px)[1]
+    gap_px = PILE_GAP_MM * np.sqrt(piece_px)  # (the gap's length is one side: sqrt of the area, in px)
+    return float(blob_pieces(blobs, piece_px, gap_px * px_per_mm).sum())
+
+
+def pieces_by_label(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
+                    px_per_mm: float) -> dict[str, float]:
+    """Area of each label's top faces, in pieces (not rounded), in a normalised crop."""
+    norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
     out = {}
     for label in zone_labels:
-        j = labels.index(label)
-        top = ((codes >= j * 16) & (codes < j * 16 + TOP_SHADES)).astype(np.uint8)
-        _, _, stats, _ = cv2.connectedComponentsWithStats(_fill_holes(top), connectivity=4)
-        out[label] = stats[1:, cv2.CC_STAT_AREA].astype(float)
+        piece_px = piece_area_px(model, label, px_per_mm)
+        tops = lit_tops(norm, labels.index(label), model.prototypes_bgr[label], table, piece_px)
+        out[label] = 0.0 if tops is None else _area_units(*tops, piece_px, px_per_mm)
     return out
 
 
-def count_zone(crop: np.ndarray, gain: np.ndarray, zone_labels, model: ColourModel, labels: list[str],
-               table: np.ndarray, px_per_mm: float):
+def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
+                 px_per_mm: float) -> dict[str, tuple[int, float]]:
+    """Per label: (pieces counted one by one, the area estimate in pieces) in a normalised crop."""
+    norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
+    out = {}
+    for label in zone_labels:
+        if label == "empty":
+            continue
+        piece_px = piece_area_px(model, label, px_per_mm)
+        tops = lit_tops(norm, labels.index(label), model.prototypes_bgr[label], table, piece_px)
+        if tops is None:
+            out[label] = (0, 0.0)
+            continue
+        v, mine = tops
+        topness = np.clip((v - TOP_FLOOR) * (1 / (1 - TOP_FLOOR)), 0, 1) * mine
+        side = round(math.sqrt(piece_px)) | 1
+        n = len(peel(topness, side, max(1, round(RING_MM * px_per_mm))))
+        # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
+        area = float(np.count_nonzero(mine & (v >= TOP_FRACTION)))
+        out[label] = (n, float(blob_pieces(np.array(area), piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)))
+    return out
+
+
+def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
+               px_per_mm: float):
+    """The reading of one count zone from its normalised crop (uint8 BGR at ``px_per_mm``); ``table``:
+    the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``)."""
     from vision.read import CountReading
 
-    by_label: dict[str, int] = {}
-    confidences, units = [], 0.0
-    for label, areas in top_blobs(crop, gain, zone_labels, labels, table).items():
-        area_px = model.top_area_mm2.get(label, 256.0) * (NEAR_CAMERA if model.source == "palette" else 1.0)
-        blobs = areas / (area_px * px_per_mm * px_per_mm)
-        blobs = blobs[blobs >= MIN_BLOB]
-        by_blob = int(sum(max(1, round(b)) for b in blobs))
-        by_area = round(float(blobs.sum()))
-        off = float(np.max(np.abs(blobs - np.maximum(1, np.round(blobs))))) if blobs.size else 0.0
-        conf = max(0.0, 1.0 - 2 * off) * (1.0 if by_blob == by_area else 0.5)
-        by_label[label] = by_blob
-        confidences.append(conf)
-        units += float(blobs.sum())
-    return CountReading(sum(by_label.values()), float(min(confidences) if confidences else 1.0), by_label, units)
+    found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm)
+    by_label = {label: n for label, (n, _) in found.items()}
+    off = max((abs(n - u) for n, u in found.values()), default=0.0)
+    area = float(sum(u for _, u in found.values()))
+    if off > DISAGREE:
+        return CountReading(None, 0.0, {}, area)
+    return CountReading(sum(by_label.values()), float(np.clip(1.0 - off / (2 * DISAGREE), 0, 1)), by_label, area)

@@ -77,7 +77,8 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
     partly = set(truth.get("partly_hidden", []))
     right = True
     for zid, want in truth["zones"].items():
-        got = reading.zones[zid].label
+        zone = reading.zones.get(zid)  # a zone this reader does not read (a card place) counts as unknown
+        got = zone.label if zone is not None else "unknown"
         t.zones += 1
         if got == want or (zid in partly and got == "unknown"):
             continue
@@ -86,7 +87,7 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
             t.unread += 1
         else:
             t.wrong += 1
-            t.mistakes.append(f"{name}: {zid}: read {got} ({reading.zones[zid].confidence:.2f}), truth {want}")
+            t.mistakes.append(f"{name}: {zid}: read {got} ({zone.confidence:.2f}), truth {want}")
     for zid, want in truth["counts"].items():
         got = reading.counts[zid].count
         if want is None:
@@ -118,8 +119,11 @@ def frames_in(folder: Path) -> list[Path]:
     return frames
 
 
-def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None) -> dict[str, Tally]:
-    """Read every frame of ``folder`` that has a truth file; tallies per lighting and ``all``."""
+def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None, cards=None,
+             card_tallies: dict | None = None) -> dict[str, Tally]:
+    """Read every frame of ``folder`` that has a truth file; tallies per lighting and ``all``. ``cards``
+    (a ``vision.cards.store.CardLibrary``) names the cards of card zones; ``card_tallies``, if given, is
+    filled with ``vision.cards.evaluate.CardTally`` per lighting and ``all``."""
     readers: dict[str, Reader] = {}
     tallies: dict[str, Tally] = {}
     total = Tally()
@@ -127,14 +131,20 @@ def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None) -
         truth = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
         name = truth["layout"]
         if name not in readers:
-            readers[name] = Reader(load_layout(name), (calibrations or {}).get(name))
+            readers[name] = Reader(load_layout(name), (calibrations or {}).get(name), cards=cards)
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if frame is None:
             raise OSError(f"{path}: not a readable image")
         reader = readers[name]
         reader.locator.invalidate()  # every frame is a new scene: no cached homography
-        t = score(reader.read(frame), truth, path.name)
+        reading = reader.read(frame)
+        t = score(reading, truth, path.name)
         lighting = truth.get("conditions", {}).get("lighting", "unknown")
+        if card_tallies is not None and reader.cards:
+            from vision.cards.evaluate import CardTally
+            for key in (lighting, "all"):
+                card_tallies.setdefault(key, CardTally()).add(reading, truth, [z.id for z in reader.cards.zones],
+                                                              reader.cards.times if key == "all" else (), path.name)
         tallies.setdefault(lighting, Tally()).add(t)
         total.add(t)
     tallies["all"] = total

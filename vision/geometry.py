@@ -9,7 +9,7 @@ taken over rectangles of that image with one integral image: each slot zone is s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,7 +18,9 @@ from calibration.layout import Layout
 CANONICAL_PIXELS = 250_000  # budget for the canonical image
 SLOT_CELLS = 7
 SLOT_INSET_MM = 1.5  # keep away from the printed outline of the slot
-COUNT_MARGIN_MM = 8.0
+COUNT_MARGIN_MM = 12.0
+COUNT_PX_PER_MM = 1.0  # count zones are sampled again from the frame, finer than the canonical image (about
+# the frame's own resolution there: finer costs time and counts no better)
 GRID_CELLS = 10_000  # budget for the coarse board grid
 GRID_MIN_MM = 4.0
 
@@ -42,6 +44,8 @@ class BoardGeometry:
     grid_marker: np.ndarray  # (rows, cols) bool: a marker sticker lies there
     zone_grid_rects: dict[str, tuple[int, int, int, int]]  # zone -> (r0, c0, r1, c1) grid cells inside it
     cells: int = SLOT_CELLS
+    marker_grid_rects: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)  # marker -> its cells
+    count_rects_mm: tuple[tuple[float, float, float, float], ...] = ()  # count zones with their margins, mm
 
     @property
     def canonical_from_mm(self) -> np.ndarray:
@@ -75,20 +79,28 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
             for c in range(k):
                 slot_rects.append(px_rect(xs[c], ys[r], xs[c + 1], ys[r + 1]))
     counts = [z for z in layout.zones if z.kind == "count"]
-    # Piles lean outwards (the camera sees tall tops displaced away from it): read a count zone with a
-    # margin, half the gap to its nearest neighbour, at most COUNT_MARGIN_MM.
-    count_rects = []
+    # Piles lean outwards (the camera sees tall tops displaced away from it, up to a centimetre near the
+    # board's edge): read a count zone with a margin on each side, half the gap to the nearest zone or
+    # marker on that side (the board's edge counts as one), at most COUNT_MARGIN_MM.
+    count_rects, count_rects_mm = [], []
     for z in counts:
-        m = COUNT_MARGIN_MM
+        left, top, right, bottom = z.bounds
+        margins = [min(COUNT_MARGIN_MM, left), min(COUNT_MARGIN_MM, top),
+                   min(COUNT_MARGIN_MM, layout.size[0] - right), min(COUNT_MARGIN_MM, layout.size[1] - bottom)]
         for other in [*layout.zones, *layout.markers]:
             if other is z:
                 continue
             ob = other.bounds if hasattr(other, "bounds") else (*other.corners()[0], *other.corners()[2])
-            gap_x = max(ob[0] - z.bounds[2], z.bounds[0] - ob[2])
-            gap_y = max(ob[1] - z.bounds[3], z.bounds[1] - ob[3])
-            m = min(m, max(gap_x, gap_y) / 2)
-        m = max(m, 0.0)
-        count_rects.append(px_rect(z.bounds[0] - m, z.bounds[1] - m, z.bounds[2] + m, z.bounds[3] + m))
+            beside_y = ob[1] < bottom and ob[3] > top  # overlaps the zone's rows: a neighbour left or right
+            beside_x = ob[0] < right and ob[2] > left
+            for side, gap, beside in ((0, left - ob[2], beside_y), (1, top - ob[3], beside_x),
+                                      (2, ob[0] - right, beside_y), (3, ob[1] - bottom, beside_x)):
+                if gap >= 0 and (beside or gap < COUNT_MARGIN_MM):
+                    margins[side] = min(margins[side], gap / 2)
+        mm = (left - max(0.0, margins[0]), top - max(0.0, margins[1]),
+              right + max(0.0, margins[2]), bottom + max(0.0, margins[3]))
+        count_rects_mm.append(mm)
+        count_rects.append(px_rect(*mm))
 
     # Grid cells are a whole number of canonical pixels, so that one INTER_AREA resize averages them.
     cell_px = max(3, round(max(GRID_MIN_MM, math.sqrt(layout.size[0] * layout.size[1] / GRID_CELLS)) * s))
@@ -111,12 +123,14 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
     for z in layout.zones:
         left, top, right, bottom = z.bounds
         background[cells_touching(left - margin, top - margin, right + margin, bottom + margin)] = False
+    marker_grid = {}
     for m in layout.markers:
         quiet = m.size / 6 + 1.5
         (left, top), (right, bottom) = m.corners()[0], m.corners()[2]
         sl = cells_touching(left - quiet, top - quiet, right + quiet, bottom + quiet)
         background[sl] = False
         marker[sl] = True
+        marker_grid[m.id] = (sl[0].start, sl[1].start, sl[0].stop, sl[1].stop)
     zone_grid = {}
     for z in layout.zones:
         left, top, right, bottom = z.bounds
@@ -132,7 +146,7 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
         np.array([z.center for z in slots], float).reshape(-1, 2), tuple(z.id for z in counts),
         np.array(count_rects, np.int32).reshape(-1, 4), np.array([z.center for z in counts], float).reshape(-1, 2),
         float(g), cell_px, (rows, cols), np.array(grid_rects, np.int32), np.array(centres, float), background, marker,
-        zone_grid)
+        zone_grid, k, marker_grid, tuple(count_rects_mm))
 
 
 def rect_means(integral: np.ndarray, rects: np.ndarray) -> np.ndarray:

@@ -1,10 +1,14 @@
 """Hands over the board, found on the coarse grid of the canonical image.
 
 A hand always comes with its arm, and from a camera above the table the arm crosses the board's edge.
-So: take every grid cell that is not board background (lit or in shadow), open that mask with a square
-larger than any piece (pieces, even two touching, vanish; a palm or an arm survives), keep what touches
-the board's edge or spreads beyond any single zone, and grow it back over the non-background cells
-around it for a few centimetres (the fingers, thinner than the opening, and any piece the hand touches).
+So: take every grid cell that is not board background (lit or in shadow; the test's tolerance follows
+the frame's noise, so that a pale hand over a beige board still stands out in good light), close the
+speckle noise leaves in it, open that mask with a square larger than any piece (pieces, even two
+touching, vanish; a palm or an arm survives), keep what is big enough and reaches the board's edge (an
+arm) unless it lies within one zone (that zone's own card or pile), and grow it back over the
+non-background cells around it for a few centimetres (the fingers, thinner than the opening, and any
+piece the hand touches). Piles in neighbouring trays may join into a blob wider than one zone, but they
+do not reach in from the edge: only the edge says "arm".
 """
 
 from __future__ import annotations
@@ -18,34 +22,56 @@ from calibration.layout import Layout
 from vision.geometry import BoardGeometry
 
 OPEN_MM = 30.0
+CLOSE_MM = 8.0  # noise and a finger's darker outline leave holes this size in a hand
 GROW_MM = 40.0
+MIN_HAND_MM2 = 3000.0  # what is left of the smallest hand and arm on the board after the opening
+EDGE_MM = 4.0  # an arm crosses the board's edge: its blob reaches the outermost cells
 ZONE_SPILL_MM = 8.0  # a blob within a zone and this margin is the zone's own pieces (a pile in a tray)
+ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little overhangs its place)
 
 
-def hand_mask(not_board: np.ndarray, g: BoardGeometry, layout: Layout) -> np.ndarray:
-    """``not_board``: per grid cell, not the board's background. Returns (rows, cols) bool: under a hand."""
+def hand_mask(not_board: np.ndarray, g: BoardGeometry, layout: Layout, unseen_markers=(),
+              faint: np.ndarray | None = None) -> np.ndarray:
+    """``not_board``: per grid cell, not the board's background; ``unseen_markers``: ids of the layout's
+    markers not detected in this frame (an arm over one hides it: its cells then count as covered, so
+    that the arm still reaches the board's edge across it); ``faint``: cells that differ from the board
+    only when averaged with their neighbours, over which a hand found from ``not_board`` may grow (a pale
+    palm in dim light beyond a sleeve) but which start no hand. Returns (rows, cols) bool: under a hand."""
     rows, cols = g.grid_shape
-    mask = (not_board.reshape(rows, cols) & ~g.grid_marker).astype(np.uint8)
+    covered = np.zeros((rows, cols), bool)
+    for marker_id in unseen_markers:
+        if marker_id in g.marker_grid_rects:
+            r0, c0, r1, c1 = g.marker_grid_rects[marker_id]
+            covered[r0:r1, c0:c1] = True
+    mask = ((not_board.reshape(rows, cols) & ~g.grid_marker) | covered).astype(np.uint8)
+    n_close = max(2, math.ceil(CLOSE_MM / g.grid_mm))
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((n_close, n_close), np.uint8))
     n_open = max(3, math.ceil(OPEN_MM / g.grid_mm))
-    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((n_open, n_open), np.uint8))
+    opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((n_open, n_open), np.uint8))
     if not opened.any():
         return np.zeros((rows, cols), bool)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-    spill = math.ceil(ZONE_SPILL_MM / g.grid_mm)
+    e = max(1, math.ceil(EDGE_MM / g.grid_mm))
+    zones = []
+    for z in layout.zones:
+        spill = math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm)
+        r0, c0, r1, c1 = g.zone_grid_rects[z.id]
+        zones.append((r0 - spill, c0 - spill, r1 + spill, c1 + spill))
     keep = []
     for i in range(1, n):
-        x, y, w, h = stats[i, :4]
-        if x == 0 or y == 0 or x + w == cols or y + h == rows:
-            keep.append(i)
-            continue
-        inside = any(r0 - spill <= y and c0 - spill <= x and y + h <= r1 + spill and x + w <= c1 + spill
-                     for r0, c0, r1, c1 in g.zone_grid_rects.values())
-        if not inside:
-            keep.append(i)
+        x, y, w, h, area = stats[i]
+        if area * g.grid_mm ** 2 < MIN_HAND_MM2:
+            continue  # smaller than any palm: a glint or a dark patch at the board's edge
+        if not (x < e or y < e or x + w > cols - e or y + h > rows - e):
+            continue  # no arm: a stray object, or piles in neighbouring trays joined into one blob
+        if not any(r0 <= y and c0 <= x and y + h <= r1 and x + w <= c1 for r0, c0, r1, c1 in zones):
+            keep.append(i)  # (within one zone and its margin: that zone's own card or pile)
     if not keep:
         return np.zeros((rows, cols), bool)
     hand = np.isin(labels, keep).astype(np.uint8)
-    allowed = mask | g.grid_marker.astype(np.uint8)
+    allowed = closed | g.grid_marker.astype(np.uint8)
+    if faint is not None:
+        allowed |= faint.reshape(rows, cols).astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     for _ in range(math.ceil(GROW_MM / g.grid_mm)):
         grown = cv2.dilate(hand, kernel) & allowed

@@ -13,9 +13,13 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration
 from vision import classify
-from vision.colour import lab_to_rgb
-from vision.count import top_blobs
-from vision.geometry import rect_means
+from vision.colour import ColourModel, lab_to_rgb
+from vision.count import pieces_by_label
+from vision.geometry import COUNT_PX_PER_MM, rect_means
+from vision.pieces import piece_shapes
+
+AREA_DEADBAND = 0.08  # three cubes a tray measure one piece's top to a few percent: nearer the nominal, keep it
+AREA_TRUST = 0.25  # and move it by this fraction at most
 
 
 class CalibrationFrameError(ValueError):
@@ -27,17 +31,19 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
     from vision.read import Reader
 
     if not layout.calibration:
-        raise CalibrationFrameError(f"{layout.name}: layout has no [calibration] table to learn from")
+        raise CalibrationFrameError(
+            f"{layout.name}: layout has no [calibration] table, nothing to learn by colour (its board colour "
+            f"needs none: every frame is normalised to it; card places are enrolled with 'calibrate cards')")
     reader = Reader(layout, base)
     location = reader.locator.locate(frame)
     if not location.found:
         raise CalibrationFrameError(f"{source}: board not found (are the markers visible?)")
     g = reader.geometry
-    canonical = reader.warp(frame, location.homography)
+    canonical = reader.warp(frame, location.homography, location.lens)
     integral = cv2.integral(canonical)
     grid = rect_means(integral, g.grid_rects).astype(np.float32)
-    coef = reader.light_field(grid)
-    if coef is None:
+    field = reader.light_field(grid)
+    if field is None:
         raise CalibrationFrameError(f"{source}: no free board background to measure the light on")
     ref = reader.model.background_bgr * 255.0
     samples: dict[str, list[np.ndarray]] = {}
@@ -48,7 +54,7 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         if zone.kind != "slot" or value == "empty":
             continue
         i = g.slot_ids.index(zone_id)
-        gain = ref / np.exp(_basis_at(reader, zone.center) @ coef)
+        gain = field.gain(_basis_at(reader, zone.center), ref)
         cells = rect_means(integral, g.slot_rects[i * k2:(i + 1) * k2]).astype(np.float32) * gain / 255.0
         from vision.colour import bgr_to_lab
         lab = bgr_to_lab(cells)
@@ -59,28 +65,40 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         top = piece[piece[:, 0] >= np.median(piece[:, 0])]
         samples.setdefault(value, []).append(np.median(top, axis=0))
     colours = {label: lab_to_rgb(np.median(np.array(v), axis=0)) for label, v in samples.items()}
-    # Re-read with the learnt colours to measure one piece's lit top in the count zones.
+    if not colours:
+        raise CalibrationFrameError(
+            f"{source}: {layout.name}'s [calibration] table sets out no piece to learn a colour from (only "
+            f"empty places); the board's own colour needs no calibration, every frame is normalised to it")
+    # Re-read with the learnt colours to measure one piece's lit top in the count zones, the same way a
+    # reading counts (three cubes a tray measure it to a few percent at best, and 3 % is half a cube on a
+    # pile of 18: the measure only overrides the nominal top when that is clearly wrong).
     learnt = Calibration(layout.name, colours, {}, None if base is None else base.corners,
                          None if base is None else base.camera)
     reader = Reader(layout, learnt)
-    areas: dict[str, list[float]] = {}
+    palette_model = ColourModel.from_palette(layout).with_calibration(colours, {}, "palette")
+    crops = reader._count_crops(frame, location) if g.count_ids else []
+    ratios: dict[str, list[float]] = {}
     for i, zid in enumerate(g.count_ids):
         counts = layout.calibration.get(zid)
         if not counts:
             continue
         zone = layout.zone(zid)
-        gain = ref / np.exp(_basis_at(reader, zone.center) @ coef)
-        x0, y0, x1, y1 = g.count_rects[i]
-        blobs = top_blobs(canonical[y0:y1, x0:x1], gain, zone.labels, reader.labels,
-                          reader.tables[reader._count_set[i]])
+        gain = field.gain(_basis_at(reader, zone.center), ref)
+        norm = cv2.transform(crops[i], np.diag(gain.astype(np.float32)))
+        units = pieces_by_label(norm, zone.labels, palette_model, reader.labels, reader.tables[reader._count_set[i]],
+                                COUNT_PX_PER_MM)
         for label, n in counts.items():
-            if n > 0 and blobs[label].size:
-                big = blobs[label][blobs[label] >= 0.3 * blobs[label].max()]
-                areas.setdefault(label, []).append(float(big.sum()) / n / g.px_per_mm ** 2)
-    top_area = {label: float(np.median(v)) for label, v in areas.items()}
-    missing = [label for label in layout.palette if label not in colours]
-    if len(missing) == len(layout.palette):
-        raise CalibrationFrameError(f"{source}: no piece could be measured")
+            if n > 0 and units.get(label, 0) > 0:
+                ratios.setdefault(label, []).append(units[label] / n)
+    # Pieces of one shape share one scale (the camera's height sets it): the median over every tray of
+    # them, each tray a few pieces; the nominal top stands unless that is clearly off.
+    shapes = piece_shapes(layout)
+    top_area = {}
+    for label in ratios:
+        same = [x for other, r in ratios.items() if shapes[other] == shapes[label] for x in r]
+        ratio = float(np.median(same))
+        if abs(ratio - 1) > AREA_DEADBAND:  # pieces of another size than the layout says, or a lower camera
+            top_area[label] = palette_model.top_area_mm2[label] * float(np.clip(ratio, 1 - AREA_TRUST, 1 + AREA_TRUST))
     return Calibration(layout.name, colours, top_area, None if base is None else base.corners,
                        None if base is None else base.camera)
 

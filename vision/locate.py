@@ -5,6 +5,15 @@ Without markers, four board corners stored by ``alchemy-table calibrate corners`
 calibration (``calibrate camera``), marker corners are undistorted first and the homography is that of
 the ideal pinhole image; ``vision.read`` puts the distortion back when it samples the frame.
 
+Without a lens calibration, a cheap lens is still common (barrel distortion of a few percent at the frame's
+corners, where the board's markers usually lie). A homography alone then misplaces zones near the board's
+edge by several millimetres (a tray beside the Alchimiste Compendium, 6 mm at k1 = -0.1), so when the
+layout's markers also lie between the corners (five seen or more) one radial coefficient is estimated
+too: the principal point is taken at the frame's centre, and the coefficient that lets one homography fit
+every marker corner best is kept (a one-dimensional search). With only the four corner markers the
+coefficient would rest on the markers' own shapes, too noisy to help; zones inside the markers' hull are
+then placed well by the homography alone.
+
 The only state is the ``Locator``, which the caller holds: it caches the homography, re-checks it
 cheaply (the marker patterns are sampled where they should be) every ``recheck_every`` frames or when
 asked, and finds the board again by full detection when the check fails (a bumped board).
@@ -13,7 +22,7 @@ asked, and finds the board again by full detection when the check fails (a bumpe
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -24,6 +33,9 @@ from calibration.store import LensModel
 ARUCO_DICT = cv2.aruco.DICT_4X4_50
 MIN_MARKERS = 2  # 8 corners: enough for a well-conditioned fit when the markers are far apart
 MAX_RESIDUAL_PX = 4.0
+RANSAC_PX = 12.0  # before the lens is estimated, barrel distortion alone can put a good corner this far out
+RADIAL_MIN_MARKERS = 5  # four corner markers leave it to the markers' shapes: too noisy, and zones lie inside them
+RADIAL_RANGE = (-0.4, 0.3)  # k1 with radii normalised by the frame's half diagonal
 
 
 @functools.cache
@@ -53,33 +65,79 @@ class Location:
     source: str
     markers: tuple[int, ...] = ()
     residual_px: float = 0.0
+    lens: LensModel | None = None  # the lens the homography assumes (calibrated, or estimated from markers)
 
     @property
     def found(self) -> bool:
         return self.homography is not None
 
 
+def radial_lens(k1: float, image_size: tuple[int, int]) -> LensModel:
+    """A lens with one radial coefficient ``k1``, the principal point at the frame's centre and radii in
+    units of the frame's half diagonal."""
+    w, h = image_size
+    d = float(np.hypot(w, h) / 2)
+    return LensModel(np.array([[d, 0, w / 2], [0, d, h / 2], [0, 0, 1.0]]), np.array([k1, 0.0, 0.0, 0.0, 0.0]),
+                     (int(w), int(h)))
+
+
+def _fit_rms(board: np.ndarray, image: np.ndarray) -> tuple[np.ndarray, float]:
+    H, _ = cv2.findHomography(board, image, 0)
+    if H is None:
+        return np.eye(3), float("inf")
+    proj = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H).reshape(-1, 2)
+    return H, float(np.sqrt(np.mean(np.sum((proj - image) ** 2, axis=1))))
+
+
+def estimate_radial(board: np.ndarray, image: np.ndarray, image_size: tuple[int, int]) -> LensModel:
+    """The one-coefficient lens under which ``image`` points are best one homography of ``board``."""
+    def cost(k: float) -> float:
+        return _fit_rms(board, radial_lens(k, image_size).undistort_points(image))[1]
+
+    ks = np.linspace(*RADIAL_RANGE, 15)
+    costs = [cost(k) for k in ks]
+    i = int(np.argmin(costs))
+    lo, hi = ks[max(0, i - 1)], ks[min(len(ks) - 1, i + 1)]
+    golden = (np.sqrt(5) - 1) / 2
+    a, b = hi - golden * (hi - lo), lo + golden * (hi - lo)
+    ca, cb = cost(a), cost(b)
+    for _ in range(14):  # the bracket shrinks to about 0.0005
+        if ca < cb:
+            hi, b, cb = b, a, ca
+            a = hi - golden * (hi - lo)
+            ca = cost(a)
+        else:
+            lo, a, ca = a, b, cb
+            b = lo + golden * (hi - lo)
+            cb = cost(b)
+    return radial_lens(float((lo + hi) / 2), image_size)
+
+
 def fit_homography(layout: Layout, detections: dict[int, np.ndarray],
-                   lens: LensModel | None = None) -> Location:
+                   lens: LensModel | None = None, image_size: tuple[int, int] | None = None) -> Location:
     """Homography from every corner of the layout's markers that were detected; RANSAC drops a
-    misread marker. Needs at least two of the layout's markers."""
+    misread marker. Needs at least two of the layout's markers. Without ``lens`` but with ``image_size``
+    and at least three markers, a radial distortion is estimated (see the module's docstring) and
+    returned in the location's ``lens``."""
     known = {m.id: m for m in layout.markers}
     used = sorted(i for i in detections if i in known)
     if len(used) < MIN_MARKERS:
         return Location(None, "none", tuple(used))
     board = np.array([known[i].corners() for i in used], np.float64).reshape(-1, 2)
-    image = np.concatenate([detections[i] for i in used]).reshape(-1, 2)
-    if lens is not None:
-        image = lens.undistort_points(image)
-    H, inliers = cv2.findHomography(board, image, cv2.RANSAC, MAX_RESIDUAL_PX)
+    raw = np.concatenate([detections[i] for i in used]).reshape(-1, 2)
+    image = raw if lens is None else lens.undistort_points(raw)
+    H, inliers = cv2.findHomography(board, image, cv2.RANSAC, MAX_RESIDUAL_PX if lens is not None else RANSAC_PX)
     if H is None or inliers is None or int(inliers.sum()) < 4 * MIN_MARKERS:
         return Location(None, "none", tuple(used))
     keep = inliers.ravel().astype(bool)
-    H, _ = cv2.findHomography(board[keep], image[keep], 0)
-    proj = cv2.perspectiveTransform(board[keep].reshape(-1, 1, 2), H).reshape(-1, 2)
-    residual = float(np.median(np.linalg.norm(proj - image[keep], axis=1)))
+    whole = np.array([keep[4 * k:4 * k + 4].all() for k in range(len(used))]).repeat(4)
+    if lens is None and image_size is not None and whole.sum() >= 4 * RADIAL_MIN_MARKERS:
+        lens = estimate_radial(board[whole], raw[whole], image_size)
+        image = lens.undistort_points(raw)
+        keep = whole
+    H, residual = _fit_rms(board[keep], image[keep])
     ids = tuple(i for k, i in enumerate(used) if keep[4 * k:4 * k + 4].all())
-    return Location(H / H[2, 2], "markers", ids, residual)
+    return Location(H / H[2, 2], "markers", ids, residual, lens)
 
 
 def corners_homography(layout: Layout, points_px, lens: LensModel | None = None) -> np.ndarray:
@@ -151,22 +209,30 @@ class Locator:
         if cached is not None and cached.found and cached.source != "corners":
             self._since_check += 1
             if not check and self._since_check < self.recheck_every:
-                return Location(cached.homography, "cache", cached.markers, cached.residual_px)
+                return replace(cached, source="cache")
             self._since_check = 0
             need = min(len(self.layout.markers), max(MIN_MARKERS, len(cached.markers) - 1))
-            if check_markers(frame, self.layout, cached.homography, self.lens) >= need:
-                return Location(cached.homography, "cache", cached.markers, cached.residual_px)
+            if check_markers(frame, self.layout, cached.homography, cached.lens) >= need:
+                return replace(cached, source="cache")
         self._since_check = 0
-        found = fit_homography(self.layout, detect_markers(frame), self.lens)
+        found = fit_homography(self.layout, detect_markers(frame), self.lens, (frame.shape[1], frame.shape[0]))
         if found.found:
+            if found.lens is not self.lens and cached is not None and cached.found and cached.lens is not None \
+                    and len(found.markers) < len(cached.markers):
+                # Fewer markers than before (a hand over some): the lens has not changed, keep the better
+                # estimate of it.
+                refit = fit_homography(self.layout, detect_markers(frame), cached.lens)
+                if refit.found:
+                    found = refit
             self.location = found
             return found
         if cached is not None and cached.found and cached.source != "corners" and \
-                check_markers(frame, self.layout, cached.homography, self.lens) >= 1:
+                check_markers(frame, self.layout, cached.homography, cached.lens) >= 1:
             # Markers hidden by hands but the ones still visible have not moved: the board has not either.
-            return Location(cached.homography, "cache", cached.markers, cached.residual_px)
+            return replace(cached, source="cache")
         if self.corners_px is not None:
-            self.location = Location(corners_homography(self.layout, self.corners_px, self.lens), "corners")
+            self.location = Location(corners_homography(self.layout, self.corners_px, self.lens), "corners",
+                                     lens=self.lens)
             return self.location
         self.location = None
         return Location(None, "none", found.markers)

@@ -26,16 +26,17 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from calibration.store import Calibration
+from calibration.store import Calibration, LensModel
 from vision import classify
 from vision.colour import ColourModel, bgr_to_lab
 from vision.count import count_zone
-from vision.geometry import BoardGeometry, board_geometry, rect_means
+from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, board_geometry, rect_means
 from vision.hands import hand_mask
 from vision.locate import Location, Locator
 
 PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first three: a lit top face
-EMPTY_SHADES = (1.3, 1.15, 1.0, 0.8, 0.62, 0.45)  # glare, light, shadow
+EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves of a glare; shadows
+WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is no evidence of the piece
 HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
 LOW_CONFIDENCE = 0.6
 
@@ -81,23 +82,45 @@ class Reading:
                 "counts": counts}
 
 
-def _fit_field(basis: np.ndarray, colours: np.ndarray) -> np.ndarray | None:
-    """Per-channel quadratic surface through log(colour); coefficients (6, 3), or None. Starts from the
-    median, so that a hand over a third of the background cannot steer it, then drops outliers."""
+FIELD_RIDGE = 0.02  # per cell: holds back the curvature terms where the free cells do not pin them down
+FIELD_SLACK = 0.1  # log units the field may leave the range of the cells it was fitted on
+
+
+@dataclass(frozen=True)
+class LightField:
+    """The light over the board: a per-channel quadratic surface through log(colour), held within
+    ``FIELD_SLACK`` of the range the fitted cells showed (a surface fitted on a ring of free cells, with a
+    gap where a hand or its shadow lies, must not run away across the board's middle)."""
+    coef: np.ndarray  # (6, 3)
+    lo: np.ndarray  # (3,)
+    hi: np.ndarray  # (3,)
+
+    def gain(self, basis: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Per-channel gains that bring the board's colour at ``basis`` points to ``ref``."""
+        return ref / np.exp(np.clip(basis @ self.coef, self.lo - FIELD_SLACK, self.hi + FIELD_SLACK))
+
+
+def _fit_field(basis: np.ndarray, colours: np.ndarray) -> LightField | None:
+    """Fit the light field, or None. Starts from the median, so that a hand over a third of the
+    background cannot steer it, then drops outliers."""
     if len(colours) < 6:
         return None
     logc = np.log(np.clip(colours, 1e-3, None))
     resid = np.abs(logc - np.median(logc, axis=0)).max(axis=1)
     keep = resid < max(0.12, float(np.percentile(resid, 50)) * 2)
     coef = None
+    ridge = np.diag([1e-6, 1e-6, 1e-6, 1.0, 1.0, 1.0])
     for _ in range(3):
         if keep.sum() < 6:
             break
         b = basis[keep]
-        coef = np.linalg.solve(b.T @ b + 1e-6 * np.eye(6), b.T @ logc[keep])
+        coef = np.linalg.solve(b.T @ b + FIELD_RIDGE * keep.sum() * ridge, b.T @ logc[keep])
         resid = np.abs(basis @ coef - logc).max(axis=1)
         keep = resid < max(0.05, 3.0 * float(np.median(resid[keep])))
-    return coef
+    if coef is None:
+        return None
+    fitted = logc[keep] if keep.sum() >= 6 else logc
+    return LightField(coef, fitted.min(axis=0), fitted.max(axis=0))
 
 
 def _basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:
@@ -111,7 +134,8 @@ class Reader:
     model, and what is precomputed from the layout (geometry, lookup tables)."""
 
     def __init__(self, layout: Layout, calibration: Calibration | None = None, px_per_mm: float | None = None,
-                 recheck_every: int = 30):
+                 recheck_every: int = 30, cards=None):
+        from vision.cards.zones import CardZones  # ``cards``: a CardLibrary or {set name: CardSet}
         from vision.pieces import piece_shapes
 
         self.layout = layout
@@ -125,6 +149,12 @@ class Reader:
         self.locator = Locator(layout, lens, corners, recheck_every)
         self.labels = ["empty", *sorted(model.prototypes_bgr)]
         self.prototypes = self._prototype_table()
+        # A light, low-chroma piece (a bone cube, a white seal) has shades that look like the board in a
+        # shadow or a glare: its sides and shadowed corners. Such cells support the label once the piece
+        # is seen, but do not show a piece on their own: its lit top has to.
+        near_board = np.linalg.norm(self.prototypes[:, :, None] - self.prototypes[0][None, None], axis=-1).min(-1)
+        self._weak = np.zeros((len(self.labels) + 1, 16), bool)
+        self._weak[1:len(self.labels), :near_board.shape[1]] = near_board[1:] < WEAK_DE
         g = self.geometry
         sets: dict[tuple[str, ...], int] = {}
         zone_set = []
@@ -136,7 +166,13 @@ class Reader:
             for labels in sets]) if sets else np.zeros((0, classify.LEVELS ** 3), np.uint8)
         self._slot_set = np.repeat(np.array(zone_set[:len(g.slot_ids)], np.int64), g.cells * g.cells)
         self._count_set = zone_set[len(g.slot_ids):]
-        self.board = classify.board_table(model.background_bgr)
+        # Counting takes every colour's nearest label or the board (vision/count.py says why).
+        self.count_tables = {k: classify.nearest_table(
+            self.prototypes, np.array([label in labels or label == "empty" for label in self.labels]))
+            for labels, k in sets.items() if k in self._count_set}
+        self.boards = classify.board_tables(model.background_bgr)
+        self.board = self.boards[-1]  # the most tolerant: to pick the light field's cells before the noise is known
+        self._background_lab = bgr_to_lab(model.background_bgr)
         slots = [layout.zone(z) for z in g.slot_ids]
         shapes = piece_shapes(layout)
         inset_area = np.array([(z.size[0] - 3) * (z.size[1] - 3) for z in slots], float)
@@ -150,8 +186,11 @@ class Reader:
         self._grid_basis = _basis(g.grid_centres_mm, layout.size)
         self._slot_basis = _basis(g.slot_centres_mm, layout.size)
         self._count_basis = _basis(g.count_centres_mm, layout.size)
-        self._zone_rects = np.array([g.zone_grid_rects[z] for z in (*g.slot_ids, *g.count_ids)], np.int64)
+        self._zone_rects = np.array([g.zone_grid_rects[z] for z in (*g.slot_ids, *g.count_ids)],
+                                    np.int64).reshape(-1, 4)
+        self.cards = CardZones(layout, cards)  # card zones: recognised against enrolled cards (vision/cards)
         self._maps: tuple[bytes, Any] | None = None
+        self._count_maps: tuple[bytes, list] | None = None
 
     def _prototype_table(self) -> np.ndarray:
         """Lab of every label at every shade: (n_labels, n_shades, 3)."""
@@ -172,24 +211,32 @@ class Reader:
             return Reading(self.layout.name, False, None, {}, {}, location.source)
         return self.read_at(frame, location, keep_canonical)
 
-    def warp(self, frame: np.ndarray, H: np.ndarray) -> np.ndarray:
-        """The canonical board image: one warp of the frame (a remap when the lens is calibrated)."""
+    def warp(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None = None) -> np.ndarray:
+        """The canonical board image: one warp of the frame (a remap when the lens is known: calibrated,
+        or estimated from the markers)."""
         g = self.geometry
         M = H @ np.linalg.inv(g.canonical_from_mm)
-        lens = self.locator.lens
+        lens = lens or self.locator.lens
         if lens is None:
             return cv2.warpPerspective(frame, M, g.size_px, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                        borderMode=cv2.BORDER_REPLICATE)
-        key = M.tobytes()
+        key = M.tobytes() + lens.distortion.tobytes()
         if self._maps is None or self._maps[0] != key:
-            xs, ys = np.meshgrid(np.arange(g.size_px[0], dtype=np.float64), np.arange(g.size_px[1], dtype=np.float64))
+            # The mapping is smooth: compute it at the centre of every block of step x step pixels and
+            # interpolate (cv2.resize maps block centres onto those pixels exactly).
+            w, h = g.size_px
+            step = 4
+            bx, by = -(-w // step), -(-h // step)
+            xs, ys = np.meshgrid(np.arange(bx) * step + (step - 1) / 2, np.arange(by) * step + (step - 1) / 2)
             pts = cv2.perspectiveTransform(np.stack([xs, ys], -1).reshape(-1, 1, 2), M).reshape(-1, 2)
-            pts = lens.distort_points(pts).astype(np.float32).reshape(g.size_px[1], g.size_px[0], 2)
-            self._maps = (key, cv2.convertMaps(pts[..., 0], pts[..., 1], cv2.CV_16SC2))
+            pts = lens.distort_points(pts).astype(np.float32).reshape(by, bx, 2)
+            full = cv2.resize(pts, (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
+            self._maps = (key, cv2.convertMaps(np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]),
+                                               cv2.CV_16SC2))
         m1, m2 = self._maps[1]
         return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def light_field(self, grid_means: np.ndarray) -> np.ndarray | None:
+    def light_field(self, grid_means: np.ndarray) -> LightField | None:
         """The light over the board, fitted on free background cells. Cells that do not look like the
         board under the median light (a hand, a sleeve, a stray object) are left out first: a smooth
         surface would otherwise bend towards a big one."""
@@ -204,35 +251,88 @@ class Reader:
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
         g = self.geometry
-        canonical = self.warp(frame, location.homography)
+        canonical = self.warp(frame, location.homography, location.lens)
         slot_means = rect_means(cv2.integral(canonical), g.slot_rects).astype(np.float32)
         rows, cols = g.grid_shape
         crop = canonical[:rows * g.grid_px, :cols * g.grid_px]
         grid_means = cv2.resize(crop, (cols, rows), interpolation=cv2.INTER_AREA).reshape(-1, 3)
         grid_means = grid_means.astype(np.float32)
         ref = self.model.background_bgr * 255.0
-        coef = self.light_field(grid_means)
-        if coef is None:  # no free background at all: grey-world over the whole board instead
+        field = self.light_field(grid_means)
+        if field is None:  # no free background at all: grey-world over the whole board instead
             gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
             gain_grid, gain_slot, gain_count = (np.broadcast_to(gain, (len(b), 3)) for b in
                                                 (self._grid_basis, self._slot_basis, self._count_basis))
         else:
-            gain_grid, gain_slot, gain_count = (ref / np.exp(b @ coef) for b in
+            gain_grid, gain_slot, gain_count = (field.gain(b, ref) for b in
                                                 (self._grid_basis, self._slot_basis, self._count_basis))
-        grid_idx = classify.index(classify.to_uint8(grid_means * gain_grid / 255.0))
-        hands = hand_mask(~self.board[grid_idx], g, self.layout)
+        grid_norm = classify.to_uint8(grid_means * gain_grid / 255.0)
+        grid_idx = classify.index(grid_norm)
+        unseen = [m.id for m in self.layout.markers if m.id not in location.markers] if location.markers else []
+        cells, blocks = self._not_board(grid_norm, grid_idx)
+        hands = hand_mask(cells, g, self.layout, unseen, faint=blocks)
         zones = self._read_slots(slot_means, gain_slot, hands)
         counts = {}
         cover = self._zone_cover(hands)[len(g.slot_ids):]
+        crops = self._count_crops(frame, location) if g.count_ids else []
         for i, zid in enumerate(g.count_ids):
             if cover[i] >= HAND_COVER / 2:
                 counts[zid] = CountReading(None, 0.0)
                 continue
-            x0, y0, x1, y1 = g.count_rects[i]
-            counts[zid] = count_zone(canonical[y0:y1, x0:x1], gain_count[i], self.layout.zone(zid).labels,
-                                     self.model, self.labels, self.tables[self._count_set[i]], g.px_per_mm)
+            norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
+            counts[zid] = count_zone(norm, self.layout.zone(zid).labels, self.model, self.labels,
+                                     self.count_tables[self._count_set[i]], COUNT_PX_PER_MM)
+        if self.cards:
+            zones.update(self.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
                        canonical if keep_canonical else None, hands)
+
+    def count_maps(self, H: np.ndarray, lens: LensModel | None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For every count zone (with its margins), the remap maps that sample it from the frame at
+        COUNT_PX_PER_MM; cached with the homography."""
+        key = H.tobytes() + (b"" if lens is None else lens.distortion.tobytes() + lens.matrix.tobytes())
+        if self._count_maps is not None and self._count_maps[0] == key:
+            return self._count_maps[1]
+        s = COUNT_PX_PER_MM
+        maps = []
+        for x0, y0, x1, y1 in self.geometry.count_rects_mm:
+            w, h = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
+            xs, ys = np.meshgrid((np.arange(w) + 0.5) / s + x0, (np.arange(h) + 0.5) / s + y0)
+            pts = cv2.perspectiveTransform(np.stack([xs, ys], -1).reshape(-1, 1, 2), H).reshape(-1, 2)
+            if lens is not None:
+                pts = lens.distort_points(pts)
+            pts = pts.astype(np.float32).reshape(h, w, 2)
+            maps.append(cv2.convertMaps(np.ascontiguousarray(pts[..., 0]), np.ascontiguousarray(pts[..., 1]),
+                                        cv2.CV_16SC2))
+        self._count_maps = (key, maps)
+        return maps
+
+    def _count_crops(self, frame: np.ndarray, location: Location) -> list[np.ndarray]:
+        lens = location.lens or self.locator.lens
+        return [cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                for m1, m2 in self.count_maps(location.homography, lens)]
+
+    def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Grid cells that are not the board's background: each cell against the frame's noise; and each
+        3 x 3 block's mean against a third of it (in dim light a pale palm differs from a beige board by
+        less than one cell's noise, but a hand is many cells wide)."""
+        level = self._noise_level(grid_norm)
+        rows, cols = self.geometry.grid_shape
+        block = cv2.blur(grid_norm.reshape(rows, cols, 3), (3, 3), borderType=cv2.BORDER_REPLICATE).reshape(-1, 3)
+        noise = classify.NOISE_LEVELS[level] / 3
+        block_level = min(int(np.searchsorted(classify.NOISE_LEVELS, noise)), len(classify.NOISE_LEVELS) - 1)
+        return ~self.boards[level][grid_idx], ~self.boards[block_level][classify.index(block)]
+
+    def _noise_level(self, grid_norm: np.ndarray) -> int:
+        """How noisy this frame's normalised board is, as an index of NOISE_LEVELS: the median ΔE of the
+        free background cells from the board's colour at their own brightness, estimated from the lowest
+        quarter (a hand or a sleeve may lie over half of those cells; noise's ΔE has its median at 1.4
+        times its first quartile)."""
+        cells = grid_norm[self._field_cells].astype(np.float32) / 255.0
+        bg = self.model.background_bgr.astype(np.float32)
+        k = (cells @ classify.LUMA) / float(bg @ classify.LUMA)  # the board test compares at equal brightness
+        de = np.linalg.norm(bgr_to_lab(cells) - bgr_to_lab(np.clip(k, 0.25, 1.3)[:, None] * bg), axis=1)
+        return classify.noise_level(1.4 * float(np.percentile(de, 25)))
 
     def _read_slots(self, slot_means: np.ndarray, gain_slot: np.ndarray, hands: np.ndarray) -> dict[str, ZoneReading]:
         g = self.geometry
@@ -245,20 +345,25 @@ class Reader:
         valid = codes < classify.HIGHLIGHT
         L = len(self.labels)
         label = np.where(valid, codes // 16, L)
+        strong = valid & ~self._weak[label, codes % 16]
+        rows = np.repeat(np.arange(n), k2)
         votes = np.zeros((n, L + 1), np.int32)
-        np.add.at(votes, (np.repeat(np.arange(n), k2), label.ravel()), 1)
+        np.add.at(votes, (rows, label.ravel()), 1)
+        strong_votes = np.zeros((n, L + 1), np.int32)
+        np.add.at(strong_votes, (rows, np.where(strong, label, L).ravel()), 1)
         n_foreign = foreign.sum(1)
         pieces = votes[:, 1:L]
-        top = pieces.argmax(1)
+        evidence = strong_votes[:, 1:L]
+        top = (evidence * k2 + pieces).argmax(1)  # the label with the most evidence, then the most votes
+        top_votes = pieces[np.arange(n), top]
         ordered = np.sort(pieces, axis=1)
-        top_votes = ordered[:, -1]
-        second = ordered[:, -2] if L > 2 else np.zeros(n, np.int32)
-        piece_total = pieces.sum(1)
+        second = np.where(ordered[:, -1] == top_votes, ordered[:, -2] if L > 2 else 0, ordered[:, -1])
+        piece_total = evidence.sum(1)
         cover = self._zone_cover(hands)[:n]
         need = self._piece_min
         hidden = cover >= HAND_COVER
         alien = (n_foreign >= np.maximum(need, 0.2 * k2)) & (n_foreign > top_votes)
-        piece = top_votes >= need
+        piece = evidence[np.arange(n), top] >= need
         margin = (top_votes - second) / np.maximum(1, top_votes + n_foreign)
         piece_conf = np.clip(margin * np.minimum(1.0, top_votes / (2 * need)), 0, 1)
         empty_conf = np.clip(1.0 - (piece_total + n_foreign) / np.maximum(need, 1), 0, 1)

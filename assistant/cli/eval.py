@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from calibration.store import load_calibration
+from vision.cards.evaluate import format_cards
+from vision.cards.store import CardLibrary
 from vision.evaluate import evaluate, format_table
 
 
@@ -17,6 +19,7 @@ def register(sub) -> None:
     p.add_argument("folder", metavar="DIR", help="frames (.png/.jpg) each with its truth .json")
     p.add_argument("--calibration", metavar="CAL.json", action="append", default=[],
                    help="calibration file; repeat for several layouts (each applies to its own layout)")
+    p.add_argument("--cards", metavar="DIR", help="cards folder (calibrate cards): card zones are scored too")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.add_argument("--mistakes", type=int, default=10, metavar="N", help="list the first N mistakes (default 10)")
     p.set_defaults(run=run)
@@ -27,11 +30,22 @@ def run(args) -> int:
     for path in args.calibration:
         cal = load_calibration(path)
         calibrations[cal.layout] = cal
-    tallies = evaluate(Path(args.folder), calibrations)
+    card_tallies: dict = {}
+    cards = CardLibrary(args.cards) if args.cards else None
+    tallies = evaluate(Path(args.folder), calibrations, cards, card_tallies)
+    card_tallies = {k: v for k, v in sorted(card_tallies.items(), key=lambda kv: kv[0] == "all")
+                    if v.views + v.strangers}
     if args.json:
-        print(json.dumps({name: t.row() for name, t in tallies.items()}, indent=2))
+        table = {name: t.row() for name, t in tallies.items()}
+        if card_tallies:  # card zones (alchemists, chaudron-potions, alchymia-crystals) are scored apart
+            table["cards"] = {name: t.row() for name, t in card_tallies.items()}
+        print(json.dumps(table, indent=2))
         return 0
     print(format_table(tallies))
+    if card_tallies:
+        print("\nCard zones:\n" + format_cards(card_tallies))
+        if cards is None:
+            print("(no --cards folder: card zones can only read empty or unknown)")
     mistakes = tallies["all"].mistakes
     if mistakes and args.mistakes > 0:
         print(f"\n{len(mistakes)} mistakes; the first {min(len(mistakes), args.mistakes)}:")

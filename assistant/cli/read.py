@@ -15,6 +15,7 @@ import cv2
 from calibration.layout import load_layout
 from calibration.store import load_calibration
 from vision.annotate import annotate
+from vision.cards.store import CardLibrary
 from vision.image import load_frame
 from vision.read import Reader, low_confidence
 
@@ -26,6 +27,7 @@ def register(sub) -> None:
     p.add_argument("image", metavar="IMAGE")
     p.add_argument("--layout", required=True, help="layout name or file")
     p.add_argument("--calibration", metavar="CAL.json", help="calibration file (colours, corners, lens)")
+    p.add_argument("--cards", metavar="DIR", help="cards folder (calibrate cards) to name the cards in card zones")
     p.add_argument("--json", action="store_true", help="print the reading as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="draw each zone's reading on the frame")
     p.set_defaults(run=run)
@@ -35,7 +37,8 @@ def run(args) -> int:
     layout = load_layout(args.layout)
     calibration = load_calibration(args.calibration, layout.name) if args.calibration else None
     frame = load_frame(args.image)
-    reading = Reader(layout, calibration).read(frame)
+    cards = CardLibrary(args.cards) if args.cards else None
+    reading = Reader(layout, calibration, cards=cards).read(frame)
     if args.annotate:
         out = Path(args.annotate)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 
+from assistant import referee_photo
 from assistant.engines.alchimiste import COLOURS, IllegalAction, score_endgame
-from assistant.records import RecordError, read_json
-from assistant.records.alchimiste import read_endgame, result_lines
+from assistant.records import RecordError
+from assistant.records.alchimiste import result_lines
 
 GAMES = ("alchimiste",)
 
@@ -24,11 +25,12 @@ def register(sub) -> None:
     p.add_argument("game", choices=GAMES, metavar="GAME", help=f"the game ({', '.join(GAMES)})")
     p.add_argument("endgame", metavar="ENDGAME.json")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    referee_photo.add_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    players, reserve = read_endgame(read_json(args.endgame), args.endgame)
+    players, reserve = referee_photo.endgame(args)  # the file's reserve, or the trays counted in --photo
     try:
         result = score_endgame(players, reserve)
     except IllegalAction as e:

@@ -31,7 +31,8 @@ def test_unknown_command_is_one_line_exit_2(cli):
 def test_layout_list_names_every_layout(cli):
     code, out, _ = cli("layout", "list")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == ["alchemists", "alchimiste", "alchymia", "chaudron"]
+    assert [line.split()[0] for line in out.splitlines()] == ["alchemists", "alchimiste", "alchymia",
+                                                              "alchymia-crystals", "chaudron", "chaudron-potions"]
 
 
 def test_layout_png_is_drawn_to_scale(cli, tmp_path):

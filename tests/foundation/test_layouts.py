@@ -1,4 +1,4 @@
-"""The four default layouts load, expand to the documented zones, and malformed layouts are refused."""
+"""The default layouts load, expand to the documented zones, and malformed layouts are refused."""
 
 from __future__ import annotations
 
@@ -15,11 +15,13 @@ EXPECTED_ZONES = {
     "alchimiste": {"slot": 130, "count": 5},
     "alchymia": {"slot": 9},
     "chaudron": {"slot": 36},
-    "alchemists": {"slot": 2},
+    "alchemists": {"card": 2},
+    "chaudron-potions": {"card": 7},  # the revealed potion cards
+    "alchymia-crystals": {"card": 5},  # the top card of each crystal stack
 }
 
 
-def test_the_four_default_layouts_ship():
+def test_the_default_layouts_ship():
     assert default_layouts() == sorted(EXPECTED_ZONES)
 
 

@@ -25,10 +25,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.layout import Layout, Zone
+from calibration.layout import LABEL_KINDS, Layout, Zone
 from vision.colour import rgb_to_lab
 from vision.pieces import PieceShape, piece_shapes
 from vision.render.camera import FRAME_SIZE, Pose, make_camera, warp_to_frame
+from vision.render.cards import draw_card, draw_finger, finger_polygon, foreign_card, place_card
 from vision.render.scene import (
     Canvas,
     Hand,
@@ -94,6 +95,7 @@ class Conditions:
     jitter_mm: float = 2.5  # how far off-centre a piece may sit in its slot
     specular: float = 0.5  # fraction of pieces that show a highlight
     foreign: tuple[str, ...] = ()  # zones holding an object that is none of their labels
+    fingers: tuple[str, ...] = ()  # card zones with a fingertip over a corner of their card
     placement_seed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -124,8 +126,11 @@ def random_conditions(layout: Layout, rng: np.random.Generator, lighting: str | 
                 yaw_deg=float(rng.uniform(-12, 12)), fill=float(rng.uniform(0.62, 0.88)),
                 k1=float(rng.uniform(-0.12, 0.06)), k2=float(rng.uniform(-0.02, 0.02)))
     with_hand = rng.random() < 1 / 6 if hand is None else hand
-    slots = [z.id for z in layout.zones if z.kind == "slot"]
+    slots = [z.id for z in layout.zones if z.kind in LABEL_KINDS]
     with_foreign = rng.random() < 0.1 if foreign is None else foreign
+    cards = [z.id for z in layout.zones if z.kind == "card"]
+    # Only layouts with card zones draw here, so the other layouts' random frames stay as they were.
+    fingers = (str(rng.choice(cards)),) if cards and rng.random() < 0.3 else ()
     dim = name == "dim"
     return Conditions(
         pose=pose, lighting=lighting_preset(name, rng),
@@ -135,7 +140,7 @@ def random_conditions(layout: Layout, rng: np.random.Generator, lighting: str | 
         blur=float(rng.uniform(0.0, 1.0)), jpeg_quality=int(rng.integers(70, 96)),
         vignette=float(rng.uniform(0.0, 0.25)), jitter_mm=float(rng.uniform(0.5, 3.5)),
         specular=float(rng.uniform(0.2, 0.8)),
-        foreign=(str(rng.choice(slots)),) if with_foreign and slots else (),
+        foreign=(str(rng.choice(slots)),) if with_foreign and slots else (), fingers=fingers,
         placement_seed=int(rng.integers(2**31)))
 
 
@@ -169,7 +174,8 @@ def _pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], col
     x0 = left + (right - left - nx * pitch) / 2 + pitch / 2
     y0 = top + (bottom - top - ny * pitch) / 2 + pitch / 2
     seeds = [(int(rng.integers(nx)), int(rng.integers(ny))) for _ in range(1 + int(rng.integers(2)))]
-    order, seen, frontier = [], set(seeds), list(seeds)
+    # Two seeds may fall on one cell: it is grown from once (two cubes cannot stand in one place).
+    order, seen, frontier = [], set(seeds), list(dict.fromkeys(seeds))
     while frontier and len(order) < nx * ny:
         i = int(rng.integers(len(frontier))) if rng.random() < 0.5 else 0
         cell = frontier.pop(i)
@@ -232,7 +238,11 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     colours = {label: rgb_to_bgr01(layout.colour(label)) for label in layout.palette}
     pieces: list[Placed] = []
     for z in layout.zones:
-        if z.id in c.foreign:
+        if z.kind == "card" and z.id in c.foreign:
+            pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm))
+        elif z.kind == "card" and state["zones"][z.id] != "empty":
+            pieces.append(place_card(z, state["zones"][z.id], layout, c.placement_seed, c.jitter_mm))
+        elif z.id in c.foreign:
             pieces.append(_foreign_piece(z, layout, c))
         elif z.kind == "slot" and state["zones"][z.id] != "empty":
             label = state["zones"][z.id]
@@ -243,7 +253,8 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     draw_shadows(canvas, pieces, skin + sleeve, c.hand, c.lighting)
     nadir = camera.C[:2]
     for p in sorted(pieces, key=lambda p: -float(np.linalg.norm(np.asarray(p.center) - nadir))):
-        draw_piece(canvas, camera, p, c.lighting)
+        (draw_card if p.shape.kind == "card" else draw_piece)(canvas, camera, p, c.lighting)
+    _draw_fingers(canvas, layout, pieces, c)
     if c.hand:
         draw_hand(canvas, c.hand, skin, sleeve)
     light(canvas, layout, c.lighting)
@@ -251,6 +262,18 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     frame = warp_to_frame(canvas.image, canvas.from_mm, camera, rgb_to_bgr01(c.table_rgb))
     frame = _sensor(frame, c, rng)
     return frame, _truth(layout, state, c, camera, skin + sleeve)
+
+
+def _draw_fingers(canvas: Canvas, layout: Layout, pieces: list[Placed], c: Conditions) -> None:
+    """A fingertip over a corner of the card in each zone of ``c.fingers`` (a player straightening it)."""
+    for zid in c.fingers:
+        zone = layout.zone(zid)
+        card = next((p for p in pieces if p.shape.kind == "card"
+                     and abs(p.center[0] - zone.center[0]) <= zone.size[0] / 2
+                     and abs(p.center[1] - zone.center[1]) <= zone.size[1] / 2), None)
+        if card is not None:
+            skin = SKINS[zlib.crc32(f"{c.placement_seed}/{zid}".encode()) % len(SKINS)]
+            draw_finger(canvas, finger_polygon(card, c.placement_seed), skin)
 
 
 def _sensor(frame: np.ndarray, c: Conditions, rng: np.random.Generator) -> np.ndarray:
@@ -284,7 +307,7 @@ def _truth(layout: Layout, state, c: Conditions, camera, hand_polys) -> dict[str
         hidden = cover >= HIDDEN
         if 0 < cover < HIDDEN:
             partly.append(z.id)
-        if z.kind == "slot":
+        if z.kind in LABEL_KINDS:
             zones[z.id] = "unknown" if hidden or z.id in c.foreign else state["zones"][z.id]
         else:
             counts[z.id] = None if hidden else sum(state["counts"][z.id].values())

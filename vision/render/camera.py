@@ -107,11 +107,16 @@ def _ideal_grid(K_key: tuple, dist_key: tuple) -> tuple[np.ndarray, np.ndarray]:
     dist = np.array(dist_key)
     w, h = FRAME_SIZE
     step = 8
-    gx, gy = np.meshgrid(np.arange(0, w + step, step, dtype=np.float32), np.arange(0, h + step, step, dtype=np.float32))
+    # Sample at the centre of every step x step block: cv2.resize maps block centres onto those pixels
+    # exactly (sampling at the blocks' corners shifted the whole picture by (step - 1) / 2 pixels against
+    # the camera model, and so against the truth's homography).
+    bx, by = -(-w // step), -(-h // step)
+    gx, gy = np.meshgrid((np.arange(bx) * step + (step - 1) / 2).astype(np.float32),
+                         (np.arange(by) * step + (step - 1) / 2).astype(np.float32))
     pts = np.stack([gx, gy], axis=-1).reshape(-1, 1, 2)
-    ideal = cv2.undistortPoints(pts, K, dist, P=K).reshape(gy.shape[0], gx.shape[1], 2)
-    full_x = cv2.resize(ideal[..., 0], (w + step, h + step), interpolation=cv2.INTER_LINEAR)[:h, :w]
-    full_y = cv2.resize(ideal[..., 1], (w + step, h + step), interpolation=cv2.INTER_LINEAR)[:h, :w]
+    ideal = cv2.undistortPoints(pts, K, dist, P=K).reshape(by, bx, 2)
+    full_x = cv2.resize(ideal[..., 0], (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
+    full_y = cv2.resize(ideal[..., 1], (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
     return full_x, full_y
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.layout import Layout
+from calibration.layout import LABEL_KINDS, Layout
 
 
 class StateError(ValueError):
@@ -17,7 +17,7 @@ class StateError(ValueError):
 
 
 def empty_state(layout: Layout) -> dict[str, Any]:
-    return {"zones": {z.id: "empty" for z in layout.zones if z.kind == "slot"},
+    return {"zones": {z.id: "empty" for z in layout.zones if z.kind in LABEL_KINDS},
             "counts": {z.id: dict.fromkeys(z.labels, 0) for z in layout.zones if z.kind == "count"}}
 
 
@@ -28,7 +28,7 @@ def random_state(layout: Layout, rng: np.random.Generator, fill: float = 0.5) ->
     track = [z for z in layout.zones if z.kind == "slot" and z.id.startswith("track-")]
     track_ids = {z.id for z in track}
     for z in layout.zones:
-        if z.kind != "slot" or z.id in track_ids:
+        if z.kind not in LABEL_KINDS or z.id in track_ids:
             continue
         pieces = [label for label in z.labels if label != "empty"]
         if pieces and rng.random() < fill:

@@ -395,6 +395,21 @@ class AlchymiaTable(TableMode):
         self.mover = pending.player
         return out + self._judge(pending.boards)
 
+    def on_crystal_cards(self, labels: dict[str, str]) -> Response:
+        """What the card zones of the crystal mat read (zone -> crystal name, ``empty`` or ``unknown``;
+        layout ``alchymia-crystals``): each crystal seen on top of a stack that is not the top the table
+        knows becomes the top (``show_crystal``). An empty place or a card not read changes nothing: a
+        stack is only emptied by the game itself."""
+        if self.table is None:
+            return Response()
+        out = Response()
+        for zone in sorted(labels):
+            card = labels[zone]
+            if card in ("empty", "unknown") or card in self._tops().values():
+                continue
+            out += self.show_crystal(card)
+        return out
+
     # outputs ---------------------------------------------------------------------------------------
     def _group(self, player: int) -> str:
         return f"player-{player + 1}"

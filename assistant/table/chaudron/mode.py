@@ -138,6 +138,31 @@ class ChaudronTable(TableMode):
         self.choice = None
         return self._respond(self._reveal(potion))
 
+    def on_potion_cards(self, labels: Mapping[str, str]) -> Response:
+        """What the card zones of the potion mat read (zone -> card id, ``empty`` or ``unknown``; layout
+        ``chaudron-potions``): a potion card that was not there before is the one just revealed. Cards
+        already seen are the potions of the game so far; several new ones at once are taken in the mat's
+        order (potion-1, potion-2...), as the players lay them out."""
+        def order(zone: str) -> tuple[int, str]:
+            tail = zone.rsplit("-", 1)[-1]
+            return (int(tail) if tail.isdigit() else 0, zone)
+
+        seen = {p.id for p in self._seen_potions()}
+        out = Response()
+        for zone in sorted(labels, key=order):
+            card = labels[zone]
+            if card in ("empty", "unknown") or card in seen:
+                continue
+            seen.add(card)
+            try:
+                self.cfg.deck.potion(card)
+            except KeyError:
+                out += Response((Event("reading", f"{zone} shows {card!r}, not a potion of deck {self.cfg.deck.name}",
+                                       data={"zone": zone, "card": card}),))
+                continue
+            out += self.reveal_potion(card)
+        return out
+
     # -- the start and the reveals ----------------------------------------------------------------------
 
     def _begin(self, start: Cauldron) -> list[Event]:

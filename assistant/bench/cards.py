@@ -1,0 +1,110 @@
+"""``alchemy-table bench cards``: enrol rendered cards, then read many rendered views of them and of cards
+never enrolled; prints card accuracy, unknown cards accepted, and the median time per card zone.
+
+    alchemy-table bench cards [--frames 150] [--seed 1] [--strangers 0.3] [--scores]
+
+Enrolment: each card of the three card layouts (alchemists, chaudron-potions, alchymia-crystals) shown once,
+in daylight, no hand. Views: random camera, lighting (the four), a hand over one frame in six, a fingertip
+over a card in about one frame in three, and each card zone holding a card never enrolled with probability
+``--strangers`` (a card of the same style: the hard case).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+import numpy as np
+
+from calibration.layout import load_layout
+from vision.cards import card_size
+from vision.cards.enrol import cards_shown
+from vision.cards.evaluate import CardTally, format_cards
+from vision.cards.store import CardSet
+from vision.read import Reader
+from vision.render import LIGHTINGS, lighting_preset, random_conditions, random_state, render_frame
+
+LAYOUTS = ("alchemists", "chaudron-potions", "alchymia-crystals")
+
+
+def enrol_rendered(layout, seed: int = 1000) -> dict[str, CardSet]:
+    """Every card of ``layout``'s card zones, rendered once in daylight and enrolled: {set name: CardSet}."""
+    sets: dict[str, CardSet] = {}
+    for zone in (z for z in layout.zones if z.kind == "card"):
+        card_set = sets.setdefault(zone.card_set, CardSet(zone.card_set, card_size(layout), {}))
+        for i, name in enumerate(label for label in zone.labels if label != "empty"):
+            if name in card_set:
+                continue
+            rng = np.random.default_rng([seed, i])
+            conditions = random_conditions(layout, rng, lighting="daylight", hand=False, foreign=False)
+            conditions = replace(conditions, lighting=lighting_preset("daylight"), fingers=())
+            frame, _ = render_frame(layout, {"zones": {zone.id: name}}, conditions, rng)
+            card_set.enrol(name, cards_shown(frame, layout, zone=zone.id)[zone.id])
+    return sets
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="alchemy-table bench cards")
+    p.add_argument("--frames", type=int, default=150, help="frames rendered, cycling through the layouts")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--strangers", type=float, default=0.3, help="chance a card zone holds a card never enrolled")
+    p.add_argument("--scores", action="store_true", help="print the match-score distributions too")
+    args = p.parse_args(argv)
+    layouts = [load_layout(name) for name in LAYOUTS]
+    readers = {layout.name: Reader(layout, cards=enrol_rendered(layout)) for layout in layouts}
+    rng = np.random.default_rng(args.seed)
+    tallies: dict[str, CardTally] = {}
+    known_scores, stranger_scores = [], []
+    for i in range(args.frames):
+        layout = layouts[i % len(layouts)]
+        lighting = LIGHTINGS[(i // len(layouts)) % len(LIGHTINGS)]
+        conditions = random_conditions(layout, rng, lighting=lighting, hand=bool(rng.random() < 1 / 6),
+                                       foreign=False)
+        cards = [z.id for z in layout.zones if z.kind == "card"]
+        conditions = replace(conditions, foreign=tuple(z for z in cards if rng.random() < args.strangers))
+        frame, truth = render_frame(layout, random_state(layout, rng, fill=0.8), conditions, rng)
+        reader = readers[layout.name]
+        reader.locator.invalidate()
+        reading = reader.read(frame)
+        for key in (lighting, "all"):
+            tallies.setdefault(key, CardTally()).add(reading, truth, cards, reader.cards.times if key == "all" else (),
+                                                     f"{i:04d}-{layout.name}")
+        if args.scores:
+            _collect(reader, frame, reading, truth, known_scores, stranger_scores)
+    order = [*LIGHTINGS, "all"]
+    print(format_cards({k: tallies[k] for k in order if k in tallies}))
+    total = tallies["all"]
+    print(f"\n{args.frames} frames (seed {args.seed}): {total.views} card views, {total.strangers} cards never "
+          f"enrolled, {total.empties} empty card zones")
+    for line in total.mistakes[:15]:
+        print(f"  {line}")
+    if args.scores and known_scores:
+        k, s = np.array(known_scores), np.array(stranger_scores)
+        print(f"\nbest score, right card: p1 {np.percentile(k[:, 0], 1):.3f} p5 {np.percentile(k[:, 0], 5):.3f} "
+              f"median {np.median(k[:, 0]):.3f}; margin p1 {np.percentile(k[:, 1], 1):.3f}")
+        if len(s):
+            print(f"best score, never enrolled: median {np.median(s[:, 0]):.3f} p99 {np.percentile(s[:, 0], 99):.3f} "
+                  f"max {s[:, 0].max():.3f}; margin p99 {np.percentile(s[:, 1], 99):.3f} max {s[:, 1].max():.3f}")
+    return 0
+
+
+def _collect(reader, frame, reading, truth, known, strangers) -> None:
+    """The best score and margin of each card found, by whether it is enrolled (for calibrating ACCEPT)."""
+    from vision.cards.find import cut_card, find_card
+
+    foreign = set(truth["conditions"]["foreign"])
+    if not reading.board_found:
+        return
+    H, lens = reader.locator.location.homography, reader.locator.location.lens
+    for z in reader.cards.zones:
+        want = truth["zones"][z.id]
+        if want == "empty" or (want == "unknown" and z.id not in foreign):
+            continue
+        card_set = reader.cards.sets[z.card_set]
+        found = find_card(frame, H, lens, z.bounds, card_set.card_mm)
+        if found.kind != "card":
+            continue
+        scores = card_set.scores(cut_card(frame, H, lens, found.corners_mm, card_set.card_mm))
+        top = np.sort(scores)[::-1]
+        entry = (float(top[0]), float(top[0] - top[1]))
+        (strangers if z.id in foreign else known).append(entry)

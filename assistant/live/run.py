@@ -1,0 +1,176 @@
+"""The live loop of ``alchemy-table run``: the configured camera, LEDs, display and buttons around a
+:class:`~assistant.live.pipeline.Pipeline`, with the journal in ``table.state_dir``.
+
+The journal of the game on the table is ``STATE_DIR/game.jsonl``. A new game moves the previous journal
+to ``STATE_DIR/games/`` first (nothing is overwritten); ``--resume`` carries on the game in
+``game.jsonl`` (and starts a new one when there is none to carry on). Over a recorded source (an image
+folder or a video, for tests and demonstrations), resuming skips the frames already read before the
+restart, as a live camera would have moved on.
+
+systemd: READY once the devices are open, WATCHDOG pings while the loop turns (``assistant.notify``),
+STOPPING on the way out. SIGTERM and Ctrl-C close the camera, the buttons, the display, the strip and the
+journal, in that order, and exit 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from assistant import notify
+from assistant.config import Config
+from assistant.journal import Journal, read, resume
+from assistant.live.boards import Boards, load_setup
+from assistant.live.outputs import Outputs
+from assistant.live.pipeline import Pipeline, Step
+from assistant.stabilise import Stabiliser
+from assistant.table import make_mode
+from hardware.leds.patterns import Lights
+
+JOURNAL = "game.jsonl"
+ARCHIVE = "games"
+
+
+class Stop(Exception):
+    """SIGTERM: leave the loop and close everything."""
+
+
+def journal_path(config: Config, override: str | None = None) -> Path:
+    return Path(override) if override else Path(config["table.state_dir"]) / JOURNAL
+
+
+def archive(path: Path) -> Path | None:
+    """Move a finished or abandoned journal to ``games/`` beside it, named by its start and game."""
+    if not path.exists() or path.stat().st_size == 0:
+        path.unlink(missing_ok=True)
+        return None
+    game, started = "game", time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
+    with contextlib.suppress(ValueError, OSError):
+        records = read(path)
+        if records:
+            started = records[0].time[:19].replace("-", "").replace(":", "").replace("T", "-")
+            game = str(records[0].data.get("game", game))
+    folder = path.parent / ARCHIVE
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{started}-{game}.jsonl"
+    n = 1
+    while target.exists():
+        n += 1
+        target = folder / f"{started}-{game}-{n}.jsonl"
+    os.replace(path, target)
+    return target
+
+
+def print_step(step: Step, out=None) -> None:
+    """Each event as one line, as it happens (journalctl shows them under the service)."""
+    out = out or sys.stdout
+    where = ("start" if step.kind == "start" else f"frame {step.frame}" if step.kind == "state"
+             else f"button {step.command}")
+    for event in step.events:
+        verdict = "" if event.legal is None else (" [legal]" if event.legal else " [ILLEGAL]")
+        print(f"{where}: {event.kind}: {event.message}{verdict}", file=out, flush=True)
+
+
+def make_factory(layout_specs: list[str] | None, calibration: str | None,
+                 cards: str | Path | None = None) -> Callable[[str, Mapping[str, Any]], tuple[Any, Boards]]:
+    """``make(game, setup) -> (mode, boards)`` for a game, reading ``--layout`` values (default: the game's)."""
+
+    def make(game: str, setup: Mapping[str, Any]):
+        boards = Boards.from_specs(layout_specs or [game], calibration, cards)
+        return make_mode(game, boards.layout, setup, source="setup"), boards
+
+    return make
+
+
+def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str | None,
+        layout_specs: list[str] | None, calibration: str | None, journal_override: str | None,
+        say: Callable[[str], None], realtime: bool = False, cards: str | None = None) -> int:
+    path = journal_path(config, journal_override)
+    default_cards = Path(config["table.state_dir"]) / "cards"
+    make = make_factory(layout_specs, calibration, cards or (default_cards if default_cards.is_dir() else None))
+    setup = load_setup(setup_path)
+    outputs = open_outputs(config)
+    buttons = source = pipeline = pinger = None
+    previous_term = signal.signal(signal.SIGTERM, _raise_stop)
+    try:
+        records, journal = resume(path) if resume_game and path.exists() else ((), None)
+        if journal is not None and any(r.kind == "game" for r in records):
+            try:
+                pipeline = Pipeline.resume(records, journal, game, make, outputs, on_step=print_step)
+            except BaseException:
+                journal.close()
+                raise
+            say(f"resuming the {pipeline.game} game of {path} ({sum(r.kind == 'state' for r in records)} states "
+                f"on record)")
+        else:
+            if journal is not None:
+                journal.close()
+            if resume_game:
+                say(f"{path}: no game to resume; starting a new one")
+            moved = archive(path)
+            if moved is not None:
+                say(f"previous game kept as {moved}")
+            name = game or config["table.game"]
+            mode, boards = make(name, setup)
+            pipeline = Pipeline(name, mode, boards, outputs, Journal(path), Stabiliser(), on_step=print_step)
+            pipeline.start()
+        buttons = config.open_buttons()
+        pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
+        source = config.open_camera(report=say, heartbeat=pinger.beat if pinger else None)
+        recorded = source.name.startswith(("folder ", "video "))
+        notify.ready(f"{pipeline.game}: watching the table")
+        if pinger is not None:
+            pinger.start()
+        skip = pipeline.next_frame if recorded else 0
+        paced = time.monotonic()
+        for t, frame in source:
+            if pinger is not None:
+                pinger.beat()
+            if skip:
+                skip -= 1
+                continue
+            if realtime and recorded:  # a recording at its own pace, as the camera gave it
+                paced = paced if pipeline.frames else time.monotonic() - t
+                time.sleep(max(0.0, paced + t - time.monotonic()))
+            pipeline.feed(frame, t)
+            for command in buttons.poll():
+                pipeline.command(command.value)
+        if recorded:
+            say(f"{source.name}: end of the recording")
+        return 0
+    except (KeyboardInterrupt, Stop):
+        say("stopping")
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+        notify.stopping()
+        for closing in (source, buttons):
+            if closing is not None:
+                with contextlib.suppress(OSError, RuntimeError):
+                    closing.close()
+        if pinger is not None:
+            pinger.stop()
+        with contextlib.suppress(OSError, RuntimeError):
+            outputs.close()
+        if pipeline is not None:
+            pipeline.close()
+
+
+def open_outputs(config: Config) -> Outputs:
+    strip = config.open_strip()
+    try:
+        display = config.open_display()
+    except BaseException:
+        strip.close()
+        raise
+    return Outputs(Lights(strip, config.led_map()), display)
+
+
+def _raise_stop(signum, frame):
+    raise Stop()

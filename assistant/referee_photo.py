@@ -1,0 +1,130 @@
+"""The Alchimiste referee from one photo of the reserve: ``referee alchimiste ENDGAME.json --photo RESERVE.jpg``.
+
+The five reserve trays are counted through the same reading as ``alchemy-table read`` (``vision.read.Reader``
+on the ``alchimiste`` layout); the counts then go to the referee exactly as typed counts would. A tray that
+cannot be counted with confidence (hidden by a hand, or a count the vision is unsure of) is never guessed:
+it is named and the referee is asked to count it by hand, either by answering with ``--count COLOUR=N`` or,
+without it, with a one-line error (exit 2). ``--annotate OUT.png`` draws the reading with the count used for
+each tray and where it came from.
+
+With ``--photo`` the ENDGAME.json file needs no ``reserve`` (if it has one, the photo's counts replace it).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from assistant.records import RecordError, read_json
+from assistant.records.alchimiste import read_endgame
+
+LAYOUT = "alchimiste"
+TRAY = "reserve-{colour}"
+
+
+class UncountedTray(ValueError):
+    """A tray that the photo does not count with confidence, with no ``--count`` for it."""
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--photo", metavar="RESERVE.jpg",
+                        help="count the reserve trays in this photo of the table instead of the file's reserve")
+    parser.add_argument("--annotate", metavar="OUT.png", help="with --photo: draw the counts used on the photo")
+    parser.add_argument("--count", action="append", default=[], metavar="COLOUR=N",
+                        help="with --photo: a tray counted by hand (for a tray the photo cannot count)")
+    parser.add_argument("--calibration", metavar="CAL.json", help="with --photo: colour calibration of the camera")
+    parser.add_argument("--layout", default=LAYOUT, help="with --photo: the table's layout (default alchimiste)")
+
+
+def endgame(args) -> tuple[list, Any]:
+    """The players and the reserve for the referee: from the file, or with ``--photo`` from the photo."""
+    data = read_json(args.endgame)
+    if not getattr(args, "photo", None):
+        if args.count or args.annotate:
+            raise RecordError("--count and --annotate go with --photo")
+        return read_endgame(data, args.endgame)
+    if not isinstance(data, dict):
+        raise RecordError(f"{args.endgame}: expected an object with players")
+    players, _ = read_endgame({**data, "reserve": data.get("reserve", {})}, args.endgame)
+    counts, origin = photo_counts(args.photo, by_hand(args.count), args.annotate, args.calibration, args.layout)
+    print(f"reserve from {args.photo}: " + ", ".join(f"{c} {n}" + (" (by hand)" if origin[c] == "by hand" else "")
+                                                      for c, n in counts.items()), file=sys.stderr)
+    _, reserve = read_endgame({"players": data["players"], "reserve": counts}, f"{args.photo} (reserve)")
+    return players, reserve
+
+
+def by_hand(items: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        colour, sep, number = item.partition("=")
+        if not sep or not number.strip().isdigit():
+            raise RecordError(f"--count {item}: expected COLOUR=N, e.g. --count yellow=4")
+        out[colour.strip()] = int(number)
+    return out
+
+
+def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = None, calibration: str | None = None,
+                 layout_name: str = LAYOUT) -> tuple[dict[str, int], dict[str, str]]:
+    """(count per colour, where each came from: ``photo`` or ``by hand``). Raises UncountedTray."""
+    from calibration.layout import load_layout
+    from calibration.store import load_calibration
+    from vision.image import load_frame
+    from vision.read import Reader, low_confidence
+
+    layout = load_layout(layout_name)
+    colours = list(layout.game.get("colours", ()))
+    unknown = [c for c in hand if c not in colours]
+    if unknown:
+        raise RecordError(f"--count {unknown[0]}: not a colour of the reserve ({', '.join(colours)})")
+    frame = load_frame(photo)
+    reader = Reader(layout, load_calibration(calibration, layout.name) if calibration else None)
+    reading = reader.read(frame)
+    if not reading.board_found:
+        raise UncountedTray(f"{photo}: the table's markers are not in the photo; count the trays by hand and type "
+                            f"them in ENDGAME.json")
+    counts: dict[str, int] = {}
+    origin: dict[str, str] = {}
+    doubtful: list[str] = []
+    for colour in colours:
+        tray = reading.counts.get(TRAY.format(colour=colour))
+        if colour in hand:
+            counts[colour], origin[colour] = hand[colour], "by hand"
+        elif tray is None or tray.count is None or low_confidence(tray):
+            why = ("not in the layout" if tray is None else "hidden" if tray.count is None
+                   else f"unsure: {tray.count}? (confidence {tray.confidence:.2f})")
+            doubtful.append(f"{colour} ({why})")
+        else:
+            counts[colour], origin[colour] = int(tray.count), "photo"
+    if annotate_to:
+        _annotate(frame, layout, reading, counts, origin, doubtful, annotate_to)
+    if doubtful:
+        raise UncountedTray(f"{photo}: cannot count with confidence the tray of {', '.join(doubtful)}: count "
+                            f"{'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N")
+    return counts, origin
+
+
+def _annotate(frame: np.ndarray, layout, reading, counts: dict[str, int], origin: dict[str, str],
+              doubtful: list[str], path: str) -> None:
+    from vision.annotate import annotate
+
+    picture = annotate(frame, layout, reading)
+    missing = {d.split(" ", 1)[0] for d in doubtful}
+    for colour in layout.game.get("colours", ()):
+        zone = layout.zone(TRAY.format(colour=colour))
+        left, top, _, _ = zone.bounds
+        corner = cv2.perspectiveTransform(np.array([[[left + 2, top + 2]]], np.float64), reading.homography)[0, 0]
+        if colour in missing:
+            text, ink = f"{colour}: COUNT BY HAND", (40, 40, 230)
+        else:
+            text, ink = f"{colour}: {counts[colour]} ({origin[colour]})", (60, 200, 60)
+        org = (int(corner[0]), int(corner[1]) + 14)
+        cv2.putText(picture, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 4, cv2.LINE_AA)
+        cv2.putText(picture, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, ink, 1, cv2.LINE_AA)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(out), picture):
+        raise OSError(f"{out}: cannot write the picture (use .png or .jpg)")

@@ -1,0 +1,57 @@
+"""Counting reserve piles: cubes one by one, touching, big piles under dim light."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.layout import load_layout
+from vision.count import peel
+from vision.pieces import piece_shapes
+from vision.read import Reader
+from vision.render import Conditions, Pose, _pile, lighting_preset, render_frame
+
+
+def _squares(cells, side=17, seam=0.0, rng=None):
+    """A topness map with a ``side`` px square per (row, col) cell, touching; ``seam``: how dark the line
+    between two touching squares is (0: none at all)."""
+    img = np.zeros((6 * side + 20, 8 * side + 20), np.float32)
+    for r, c in cells:
+        y, x = 10 + r * side, 10 + c * side
+        img[y:y + side, x:x + side] = 1.0
+        if seam:
+            img[y, x:x + side] = img[y:y + side, x] = 1 - seam
+    if rng is not None:
+        img = np.clip(img + rng.normal(0, 0.15, img.shape), 0, 1).astype(np.float32)
+    return img
+
+
+def test_touching_squares_with_no_seam_between_them_count_one_by_one():
+    block = [(r, c) for r in range(3) for c in range(6)]  # 18 squares as one blob
+    assert len(peel(_squares(block), 17, 2)) == 18
+    ragged = [*block[:-1], (3, 0), (3, 1)]  # an L-shaped edge, 19 squares
+    assert len(peel(_squares(ragged, seam=0.3, rng=np.random.default_rng(1)), 17, 2)) == 19
+    assert peel(np.zeros((40, 40), np.float32), 17, 2) == []
+
+
+def test_the_renderer_never_stands_two_cubes_in_one_place():
+    layout = load_layout("alchimiste")
+    zone, shapes = layout.zone("reserve-blue"), piece_shapes(layout)
+    for seed in range(400):
+        cubes = _pile(zone, {"blue": 18}, shapes, {"blue": (1.0, 0.4, 0.2)}, Conditions(placement_seed=seed))
+        centres = np.array([p.center for p in cubes])
+        gaps = np.linalg.norm(centres[:, None] - centres[None], axis=-1) + 99 * np.eye(len(centres))
+        assert gaps.min() > 15, seed
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_piles_of_seventeen_and_eighteen_count_exactly_under_dim_light(seed):
+    layout = load_layout("alchimiste")
+    state = {"counts": {"reserve-grey": 17, "reserve-blue": 18, "reserve-orange": 17, "reserve-yellow": 18,
+                        "reserve-green": 17}}
+    conditions = Conditions(pose=Pose(tilt_deg=6, tilt_towards_deg=40 * seed, yaw_deg=4 - seed, k1=-0.06),
+                            lighting=lighting_preset("dim", np.random.default_rng(seed)), placement_seed=seed,
+                            noise=4.5)
+    frame, truth = render_frame(layout, state, conditions, np.random.default_rng(seed))
+    got = {z: c.count for z, c in Reader(layout).read(frame).counts.items()}
+    assert got == truth["counts"]

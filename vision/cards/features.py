@@ -1,0 +1,66 @@
+"""What a card looks like to the matcher: a small thumbnail, normalised for the light, compared by correlation.
+
+The upright card image is divided by its own mean colour (the light's colour and strength go), turned into
+opponent channels (brightness, red-green, yellow-blue), reduced to ``GRID`` cells with area averaging (noise,
+blur and a millimetre of misfit go), and each channel is standardised over the card. Two cards compare by
+correlation, cell block by cell block: the mean of the blocks that agree best, so that a fingertip over a
+corner (one or two blocks of twelve) costs little. Which end of the card is up is not known: the query is
+compared under a half turn too (and under quarter turns for a card that is almost square).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+GRID = (12, 16)  # cells across and down an upright card
+BLOCKS = (3, 4)  # blocks of cells across and down, for the robust correlation
+KEEP_BLOCKS = 10  # of the 12 blocks, the best 10 count: a fingertip hides one or two
+CHROMA_WEIGHT = 1.2  # colour counts a little more than brightness: shading moves brightness most
+
+_OPPONENT = np.array([[1 / 3, 1 / 3, 1 / 3],  # brightness (B, G, R order)
+                      [0.0, -0.5, 0.5],  # red - green
+                      [-0.5, 0.25, 0.25]], np.float32)  # yellow - blue
+
+
+def describe(card: np.ndarray) -> np.ndarray:
+    """The descriptor of an upright card image (BGR uint8): (rows, cols, 3) float32, standardised."""
+    f = card.astype(np.float32) + 4.0
+    f /= f.reshape(-1, 3).mean(axis=0)
+    small = cv2.resize(f, GRID, interpolation=cv2.INTER_AREA)
+    opp = cv2.transform(small, _OPPONENT)
+    opp -= opp.reshape(-1, 3).mean(axis=0)
+    spread = np.sqrt((opp.reshape(-1, 3) ** 2).mean(axis=0))
+    # Brightness keeps its own scale; the two colour channels share one, so a grey card stays grey.
+    opp[..., 0] /= max(float(spread[0]), 1e-3)
+    opp[..., 1:] *= CHROMA_WEIGHT / max(float(np.sqrt((spread[1:] ** 2).mean())), 0.02)
+    return opp
+
+
+def turns(descriptor: np.ndarray, quarter: bool = False) -> list[np.ndarray]:
+    """The descriptor under a half turn (and quarter turns when ``quarter``, for a near-square card whose
+    quarter-turned thumbnail is resampled to the same grid)."""
+    out = [descriptor, descriptor[::-1, ::-1]]
+    if quarter:
+        for k in (1, 3):
+            turned = np.rot90(descriptor, k)
+            out.append(cv2.resize(np.ascontiguousarray(turned), GRID, interpolation=cv2.INTER_LINEAR))
+    return out
+
+
+def blocks(descriptor: np.ndarray) -> np.ndarray:
+    """(n_blocks, cells per block * 3): the descriptor cut into BLOCKS."""
+    rows, cols = GRID[1], GRID[0]
+    bx, by = BLOCKS
+    d = descriptor.reshape(by, rows // by, bx, cols // bx, 3).transpose(0, 2, 1, 3, 4)
+    return d.reshape(bx * by, -1)
+
+
+def block_scores(query: np.ndarray, refs: np.ndarray) -> np.ndarray:
+    """Robust correlation of one query (n_blocks, k) with many references (n, n_blocks, k): per block the
+    cosine of the two, then the mean of the KEEP_BLOCKS best blocks. Returns (n,)."""
+    dots = np.einsum("bk,nbk->nb", query, refs)
+    norms = np.linalg.norm(query, axis=1)[None, :] * np.linalg.norm(refs, axis=2)
+    cos = dots / np.maximum(norms, 1e-6)
+    best = np.sort(cos, axis=1)[:, -KEEP_BLOCKS:]
+    return best.mean(axis=1)
