@@ -43,7 +43,8 @@ def test_unit_has_the_required_keys():
     assert service["ReadWritePaths"] == "/var/lib/alchemy-table"
     assert service["User"] == "alchemy-table"
     assert set(service["SupplementaryGroups"].split()) == {"video", "gpio", "i2c", "spi"}
-    assert service["ExecStart"].endswith("/bin/alchemy-table run")
+    # --resume: after a crash or a power cut the service carries on with the game it was keeping
+    assert service["ExecStart"].endswith("/bin/alchemy-table run --resume")
     assert "PrivateDevices" not in service  # it would hide the camera, GPIO, I2C and SPI
     assert dict(units["Install"])["WantedBy"] == "multi-user.target"
 
