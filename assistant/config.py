@@ -94,6 +94,20 @@ def _groups(v):
     return None
 
 
+def _per_game(kind: type) -> Callable[[Any], str | None]:
+    """A table keyed by game: lists of layout specs (``list``) or set-up file paths (``str``)."""
+    def check(v):
+        if not isinstance(v, dict) or any(k not in GAMES for k in v):
+            return f"must be a table keyed by game ({', '.join(GAMES)}), not {v!r}"
+        for k, item in v.items():
+            if kind is list and not (isinstance(item, list) and item and all(isinstance(x, str) for x in item)):
+                return f"{k}: must be a list of layouts ([\"NAME=\"]LAYOUT), not {item!r}"
+            if kind is str and not isinstance(item, str):
+                return f"{k}: must be a set-up file path, not {item!r}"
+        return None
+    return check
+
+
 @dataclass(frozen=True)
 class Setting:
     key: str
@@ -106,6 +120,10 @@ PIN = _int(0, 27)
 SETTINGS = (
     Setting("table.game", "alchimiste", _choice(*GAMES), "the game on the table at start-up"),
     Setting("table.state_dir", "/var/lib/alchemy-table", _str, "where the journal and calibration live"),
+    Setting("table.layouts", {}, _per_game(list), "per game, the --layout values used when the game wheel (or "
+            "run without --layout) starts it: {chaudron = [\"chaudron\", \"chaudron-potions\"]}; default the game's"),
+    Setting("table.setups", {}, _per_game(str), "per game, the set-up file used when the game wheel (or run "
+            "without --setup) starts it; default none"),
     Setting("camera.source", "auto", _choice("auto", "picamera2", "opencv", "folder", "video"),
             "auto: camera.path if set, the Pi camera on a Pi, else OpenCV"),
     Setting("camera.device", 0, _device, "OpenCV camera index or stream URL; picamera2 camera number"),
@@ -227,6 +245,8 @@ def _toml(value: Any) -> str:
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml(v)}" for k, v in value.items()) + "}"
     return repr(value)
 
 

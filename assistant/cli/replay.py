@@ -22,7 +22,8 @@ def register(sub) -> None:
     p.add_argument("source", metavar="SOURCE", help="image folder or video file")
     p.add_argument("--game", required=True, choices=GAMES)
     p.add_argument("--layout", action="append", metavar="[NAME=]LAYOUT",
-                   help="board layout (default: the game's); several boards: NAME=LAYOUT each")
+                   help="board layout (default: the game's); several boards: NAME=LAYOUT each; a card mat "
+                        "(chaudron-potions, alchymia-crystals) is one more --layout")
     p.add_argument("--setup", metavar="FILE", help="the game's set-up, JSON (docs/table-<game>.md)")
     p.add_argument("--calibration", metavar="CAL.json", help="colour and camera calibration")
     p.add_argument("--cards", metavar="DIR", help="enrolled cards (calibrate cards) for card zones (default: "
@@ -46,6 +47,7 @@ def run(args) -> int:
     )
     from assistant.live.replay import replay as play
     from assistant.live.run import print_step
+    from assistant.table import mode_class
 
     source_path = Path(args.source)
     manifest = _manifest(source_path)
@@ -55,7 +57,7 @@ def run(args) -> int:
     setup = load_setup(args.setup) if args.setup else dict(manifest.get("setup", {}))
     commands = read_commands(args.commands) if args.commands else commands_beside(source_path)
     cards = args.cards or (source_path / "cards" if (source_path / "cards").is_dir() else None)
-    boards = Boards.from_specs(layouts, args.calibration, cards)
+    boards = Boards.from_specs(layouts, args.calibration, cards, mat_sets=mode_class(args.game).card_mats)
     out = Path(args.out)
     ensure_empty_or_ours(out)
     with open_recorded(source_path) as source:
@@ -81,5 +83,8 @@ def _manifest(source: Path) -> dict:
 
 
 def _session_layouts(source: Path, manifest: dict) -> list[str]:
-    boards = manifest.get("boards") or []
-    return [f"{b}={source / f'layout-{b}.json'}" for b in boards]
+    if not manifest:
+        return []
+    from assistant.sessions.render import manifest_layout_specs
+
+    return manifest_layout_specs(source, manifest)

@@ -22,7 +22,8 @@ def register(sub) -> None:
                    help="carry on the game in the journal (after a restart or a power cut); a new game if none")
     p.add_argument("--setup", metavar="FILE", help="the game's set-up, JSON (docs/table-<game>.md)")
     p.add_argument("--layout", action="append", metavar="[NAME=]LAYOUT",
-                   help="board layout (default: the game's); several boards: NAME=LAYOUT each (Alchymia)")
+                   help="board layout (default: the game's); several boards: NAME=LAYOUT each (Alchymia); a "
+                        "card mat (chaudron-potions, alchymia-crystals) is one more --layout")
     p.add_argument("--calibration", metavar="CAL.json", help="colour and camera calibration (calibrate colours)")
     p.add_argument("--realtime", action="store_true",
                    help="over a recorded source (camera.source folder or video), read the frames at their own pace")

@@ -5,6 +5,12 @@ markers; the table mode expects their zones prefixed with the board's name (``ad
 docs/table-alchymia.md). :class:`Boards` reads every board of a frame and merges the readings into one
 reading of the ``read --json`` shape, zone ids prefixed where a board has a name.
 
+A card mat (``chaudron-potions``, ``alchymia-crystals``) is one more board in view, always named (by default
+after its layout) so its zones are prefixed (``chaudron-potions/potion-1``). It goes through the stabiliser
+like the rest, but :meth:`Boards.split` takes it out of a committed state: the table mode gets the boards'
+zones in ``on_commit`` and each mat's card zones in ``on_cards``. With one game board beside mats, that
+board may stay unnamed (its zones unprefixed, as the mode expects).
+
 >>> from calibration.layout import load_layout
 >>> boards = Boards.single(load_layout("chaudron"))
 >>> boards.names, boards.layout.name
@@ -20,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant.stabilise import State
 from calibration.layout import Layout, Marker, load_layout
 from calibration.store import Calibration, load_calibration
 from vision.read import Reader, Reading
@@ -34,6 +41,7 @@ class Board:
     name: str
     layout: Layout
     reader: Reader
+    mat: bool = False        # a card mat: its readings go to the mode's ``on_cards``
 
     def prefix(self, zone_id: str) -> str:
         return f"{self.name}{SEPARATOR}{zone_id}" if self.name else zone_id
@@ -46,7 +54,11 @@ class Boards:
         if not boards:
             raise ValueError("boards: at least one board is needed")
         names = [b.name for b in boards]
-        if len(boards) > 1 and (not all(names) or len(set(names)) != len(names)):
+        game_boards = [b for b in boards if not b.mat]
+        if not game_boards:
+            raise ValueError("boards: a card mat alone is not a game; give the game's board too")
+        if any(b.mat and not b.name for b in boards) or len(set(names)) != len(names) or \
+                (len(game_boards) > 1 and not all(b.name for b in game_boards)):
             raise ValueError(f"boards: several boards need distinct names, got {names}")
         ids = [m.id for b in boards for m in b.layout.markers]
         if len(set(ids)) != len(ids):
@@ -60,10 +72,12 @@ class Boards:
 
     @classmethod
     def from_specs(cls, specs: Sequence[str], calibration: str | None = None,
-                   cards: str | Path | None = None) -> Boards:
+                   cards: str | Path | None = None, mat_sets: Sequence[str] = ()) -> Boards:
         """From ``--layout`` values: ``LAYOUT`` for a single board, ``NAME=LAYOUT`` for each of several.
         A calibration file is used for the boards of the layout it was made for; ``cards`` is the folder of
-        enrolled cards (``calibrate cards``) that card zones are read against."""
+        enrolled cards (``calibrate cards``) that card zones are read against. A layout whose zones are all
+        card places of ``mat_sets`` (the mode's ``card_mats``) is a card mat, named after its layout unless
+        ``NAME=`` says otherwise."""
         cal = load_calibration(calibration) if calibration else None
         library = None
         if cards is not None:
@@ -75,23 +89,48 @@ class Boards:
             if not sep:
                 name, layout_name = "", spec
             layout = load_layout(layout_name)
-            boards.append(Board(name.strip(), layout,
+            mat = is_mat(layout, mat_sets)
+            boards.append(Board(name.strip() or (layout.name if mat else ""), layout,
                                 Reader(layout, cal if cal is not None and cal.layout == layout.name else None,
-                                       cards=library)))
+                                       cards=library), mat))
         if cal is not None and all(b.layout.name != cal.layout for b in boards):
             raise ValueError(f"{calibration}: layout: made for layout {cal.layout!r}, not for the boards in view")
-        if len(boards) > 1 and not all(b.name for b in boards):
+        game_boards = [b for b in boards if not b.mat]
+        if not game_boards:
+            raise ValueError("--layout: only card mats given; give the game's board too (--layout LAYOUT)")
+        if len(game_boards) > 1 and not all(b.name for b in game_boards):
             raise ValueError("--layout: with several boards, name each one: --layout NAME=LAYOUT")
         return cls(boards)
 
     @property
     def layout(self) -> Layout:
-        """The layout the table mode is given (every board of a game shares its zones)."""
-        return self.boards[0].layout
+        """The layout the table mode is given (every board of a game shares its zones; mats aside)."""
+        return next(b for b in self.boards if not b.mat).layout
 
     @property
     def names(self) -> list[str]:
         return [b.name for b in self.boards]
+
+    @property
+    def mats(self) -> list[Board]:
+        return [b for b in self.boards if b.mat]
+
+    def split(self, state: State | None) -> tuple[State | None, dict[str, dict[str, str]]]:
+        """A committed state as the table mode takes it: (the game boards' part, for ``on_commit``;
+        ``{mat name: {card zone: label}}``, for ``on_cards``). Without mats, the state as it is."""
+        if state is None or not self.mats:
+            return state, {}
+        heads = {b.name + SEPARATOR: b.name for b in self.mats}
+        zones: dict[str, str] = {}
+        mats: dict[str, dict[str, str]] = {b.name: {} for b in self.mats}
+        for zid, label in state.zones:
+            head, sep, _ = zid.partition(SEPARATOR)
+            if sep and head + SEPARATOR in heads:
+                mats[head][zid[len(head) + 1:]] = label
+            else:
+                zones[zid] = label
+        counts = tuple((z, v) for z, v in state.counts if z.partition(SEPARATOR)[0] + SEPARATOR not in heads)
+        return State(tuple(sorted(zones.items())), counts), mats
 
     def read(self, frame: np.ndarray) -> dict[str, Any]:
         """Read every board and merge: ``board_found`` only when all are found, zone ids prefixed."""
@@ -111,9 +150,15 @@ class Boards:
         return merged
 
     def to_json(self) -> list[dict[str, Any]]:
-        """What the journal's ``game`` record keeps about the boards (names, layouts, markers)."""
+        """What the journal's ``game`` record keeps about the boards (names, layouts, markers; ``mat``)."""
         return [{"name": b.name, "layout": b.layout.name, "markers": [m.id for m in b.layout.markers]}
-                for b in self.boards]
+                | ({"mat": True} if b.mat else {}) for b in self.boards]
+
+
+def is_mat(layout: Layout, mat_sets: Sequence[str]) -> bool:
+    """A card mat of a mode reading ``mat_sets``: every zone a card place of one of those sets."""
+    return bool(mat_sets) and bool(layout.zones) and all(z.kind == "card" and z.card_set in mat_sets
+                                                         for z in layout.zones)
 
 
 def with_markers(layout: Layout, first_id: int) -> Layout:

@@ -4,6 +4,9 @@ Each frame goes through::
 
     boards.read(frame) -> motion (grey thumbnails) -> stabiliser -> table mode -> journal -> outputs
 
+A committed state reaches the mode through :meth:`Pipeline.dispatch`: the game boards' zones go to
+``on_commit``, a card mat's (``chaudron-potions``, ``alchymia-crystals``) to ``on_cards`` when it changed.
+
 and a button command goes ``table mode -> journal -> outputs``. Everything a response says is appended to
 the journal and synced (``Journal.append`` returns once the record is on disk) before the LEDs and the
 display answer, so whatever the players have seen survives a power cut.
@@ -156,7 +159,7 @@ class Pipeline:
                     step = Step("start", None, self.mode.start(), seq=record.seq)
                 elif record.kind == "state":
                     state = State.from_json(record.data)
-                    step = Step("state", record.data.get("frame"), self.mode.on_commit(state, previous), state,
+                    step = Step("state", record.data.get("frame"), self.dispatch(state, previous), state,
                                 previous, seq=record.seq)
                     previous = state
                 else:
@@ -192,7 +195,7 @@ class Pipeline:
         step = None
         if commit is not None:
             seq = self._append("state", commit.to_json())
-            step = self._answer(Step("state", index, self.mode.on_commit(commit.state, commit.previous),
+            step = self._answer(Step("state", index, self.dispatch(commit.state, commit.previous),
                                      commit.state, commit.previous, seq=seq))
         else:
             self.outputs.render()
@@ -207,6 +210,23 @@ class Pipeline:
         seq = self._append("command", {"command": command, "frame": self.next_frame - 1})
         return self._answer(Step("command", self.next_frame - 1, self.mode.on_command(command), command=command,
                                  seq=seq))
+
+    def dispatch(self, state: State, previous: State | None) -> Response:
+        """A committed state to the table mode: the game boards' zones to ``on_commit`` (when they changed,
+        or on the first commit), then each card mat whose reading changed to ``on_cards``. Without mats,
+        simply ``on_commit(state, previous)``. Resuming goes through here too, so it rebuilds the same game."""
+        split = getattr(self.boards, "split", None)  # boards without mats may be any reader of frames
+        board, mats = split(state) if split is not None else (state, {})
+        if not mats:
+            return self.mode.on_commit(state, previous)
+        board_before, mats_before = self.boards.split(previous)
+        out = Response()
+        if board_before is None or board != board_before:
+            out += self.mode.on_commit(board, board_before)
+        for name, labels in mats.items():
+            if labels != mats_before.get(name):
+                out += self.mode.on_cards(name, labels)
+        return out
 
     def close(self) -> None:
         if self.journal is not None:

@@ -29,8 +29,10 @@ from assistant.journal import Journal, read, resume
 from assistant.live.boards import Boards, load_setup
 from assistant.live.outputs import Outputs
 from assistant.live.pipeline import Pipeline, Step
+from assistant.live.wheel import GameWheel
 from assistant.stabilise import Stabiliser
-from assistant.table import make_mode
+from assistant.table import Response, make_mode, mode_class
+from hardware.display.screens import Message
 from hardware.leds.patterns import Lights
 
 JOURNAL = "game.jsonl"
@@ -78,14 +80,63 @@ def print_step(step: Step, out=None) -> None:
 
 
 def make_factory(layout_specs: list[str] | None, calibration: str | None,
-                 cards: str | Path | None = None) -> Callable[[str, Mapping[str, Any]], tuple[Any, Boards]]:
-    """``make(game, setup) -> (mode, boards)`` for a game, reading ``--layout`` values (default: the game's)."""
+                 cards: str | Path | None = None, layouts: Mapping[str, list[str]] | None = None,
+                 ) -> Callable[[str, Mapping[str, Any]], tuple[Any, Boards]]:
+    """``make(game, setup) -> (mode, boards)`` for a game, reading ``--layout`` values for the first game it
+    makes (the game started or resumed), else ``layouts[game]`` (``table.layouts``), else the game's layout."""
+    owner: list[str] = []
 
     def make(game: str, setup: Mapping[str, Any]):
-        boards = Boards.from_specs(layout_specs or [game], calibration, cards)
+        owner[:] = owner or [game]
+        specs = layout_specs if layout_specs and owner == [game] else (layouts or {}).get(game) or [game]
+        boards = Boards.from_specs(specs, calibration, cards, mat_sets=mode_class(game).card_mats)
         return make_mode(game, boards.layout, setup, source="setup"), boards
 
     return make
+
+
+def press(command: str, pipeline: Pipeline, wheel: GameWheel, outputs: Outputs) -> Pipeline:
+    """A button command: the game wheel's (``game-next``/``game-previous``, then its ``confirm`` or its
+    cancel), or the game's. Returns the pipeline of the game on the table (a new one after a switch)."""
+    if not wheel.takes(command):
+        pipeline.command(command)
+        return pipeline
+    was_open, shown = wheel.open, outputs.screen
+    answer = wheel.press(command)
+    if isinstance(answer, Pipeline):
+        return answer
+    if not was_open:
+        wheel.saved = shown  # the game's own screen, put back when the question is cancelled
+    screen = answer if answer is not None else wheel.saved
+    if screen is not None:
+        outputs.apply(Response(screen=screen))
+    return pipeline
+
+
+def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[Pipeline],
+             say: Callable[[str], None]) -> Callable[[str], Pipeline]:
+    """``switch(game)``: close the game on the table, archive its journal, start ``game`` with its set-up
+    from ``table.setups.<game>``."""
+
+    def switch(game: str) -> Pipeline:
+        old = current[0]
+        try:  # a set-up or layout that cannot be used leaves the game on the table as it is
+            mode, boards = make(game, load_setup(config["table.setups"].get(game)))
+        except (ValueError, OSError) as e:
+            say(f"cannot switch to {game}: {e}")
+            outputs.apply(Response(screen=Message(f"Cannot start {game}", str(e), "error")))
+            return old
+        old.close()
+        moved = archive(path)
+        if moved is not None:
+            say(f"previous game kept as {moved}")
+        pipeline = Pipeline(game, mode, boards, outputs, Journal(path), Stabiliser(), on_step=print_step)
+        pipeline.start()
+        current[0] = pipeline
+        say(f"switched to a new {game} game")
+        return pipeline
+
+    return switch
 
 
 def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str | None,
@@ -93,8 +144,10 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         say: Callable[[str], None], realtime: bool = False, cards: str | None = None) -> int:
     path = journal_path(config, journal_override)
     default_cards = Path(config["table.state_dir"]) / "cards"
-    make = make_factory(layout_specs, calibration, cards or (default_cards if default_cards.is_dir() else None))
-    setup = load_setup(setup_path)
+    make = make_factory(layout_specs, calibration, cards or (default_cards if default_cards.is_dir() else None),
+                        config["table.layouts"])
+    start_game = game or config["table.game"]
+    setup = load_setup(setup_path if setup_path or resume_game else config["table.setups"].get(start_game))
     outputs = open_outputs(config)
     buttons = source = pipeline = pinger = None
     previous_term = signal.signal(signal.SIGTERM, _raise_stop)
@@ -116,7 +169,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             moved = archive(path)
             if moved is not None:
                 say(f"previous game kept as {moved}")
-            name = game or config["table.game"]
+            name = start_game
             mode, boards = make(name, setup)
             pipeline = Pipeline(name, mode, boards, outputs, Journal(path), Stabiliser(), on_step=print_step)
             pipeline.start()
@@ -127,6 +180,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         notify.ready(f"{pipeline.game}: watching the table")
         if pinger is not None:
             pinger.start()
+        current = [pipeline]
+        wheel = GameWheel(pipeline.game, switcher(config, path, make, outputs, current, say))
         skip = pipeline.next_frame if recorded else 0
         paced = time.monotonic()
         for t, frame in source:
@@ -140,7 +195,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                 time.sleep(max(0.0, paced + t - time.monotonic()))
             pipeline.feed(frame, t)
             for command in buttons.poll():
-                pipeline.command(command.value)
+                pipeline = press(command.value, pipeline, wheel, outputs)
         if recorded:
             say(f"{source.name}: end of the recording")
         return 0

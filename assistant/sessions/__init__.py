@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.live.boards import SEPARATOR, board_layouts
-from calibration.layout import Layout, load_layout
+from calibration.layout import LABEL_KINDS, Layout, load_layout
 from hardware.buttons import Command
 
 GAMES = ("alchimiste", "chaudron", "alchymia", "alchemists")
@@ -67,13 +67,16 @@ class Session:
     hand_frames: int = 3
     source: str = "<session>"
     raw: Mapping[str, Any] = field(default_factory=dict)
+    mats: tuple[Layout, ...] = ()       # card mats in view beside the boards, each named after its layout
 
     def board_layouts(self) -> dict[str, Layout]:
-        """Each board's layout (markers renumbered per board); ``{"": layout}`` for a single board."""
+        """Each board's layout (markers renumbered per board; ``{"": layout}`` for a single board), then each
+        card mat's under its layout's name (its zones are written ``MAT/zone``)."""
         if not self.boards:
-            return {"": self.layout}
-        first = min(m.id for m in self.layout.markers)
-        return board_layouts(self.layout, self.boards, first)
+            out = {"": self.layout}
+        else:
+            out = board_layouts(self.layout, self.boards, min(m.id for m in self.layout.markers))
+        return out | {mat.name: mat for mat in self.mats}
 
     def states(self) -> list[dict[str, Any]]:
         """The table's state before the first step and after each one (full: every zone of every board)."""
@@ -108,7 +111,7 @@ def parse_session(data: Any, source: str = "<session>") -> Session:
 
     if not isinstance(data, dict):
         raise fail("(top)", "expected an object")
-    known = {"game", "title", "layout", "boards", "setup", "start", "steps", "seed", "lighting", "camera",
+    known = {"game", "title", "layout", "boards", "mats", "setup", "start", "steps", "seed", "lighting", "camera",
              "steady_frames", "hand_frames", "about"}
     for key in data:
         if key not in known:
@@ -126,6 +129,7 @@ def parse_session(data: Any, source: str = "<session>") -> Session:
         raise fail("boards", "expected a list of distinct board names")
     if boards and len(boards) * len(layout.markers) + min(m.id for m in layout.markers) > 50:
         raise fail("boards", "too many boards for the 50 ArUco marker ids")
+    mats = _mats(data.get("mats", []), layout, boards, fail)
     setup = data.get("setup", {})
     if not isinstance(setup, dict):
         raise fail("setup", "expected an object (the game's set-up)")
@@ -143,7 +147,7 @@ def parse_session(data: Any, source: str = "<session>") -> Session:
             raise fail(key, f"expected a whole number >= {low}")
         numbers[key] = value
     session = Session(game, str(data.get("title", game)), layout, tuple(boards), setup, {}, (),
-                      lighting=lighting, camera=camera, source=source, raw=data, **numbers)
+                      lighting=lighting, camera=camera, source=source, raw=data, mats=mats, **numbers)
     zone_ids = _zone_ids(session)
     start = data.get("start", {})
     _check_state(start, zone_ids, session, "start", fail)
@@ -152,7 +156,29 @@ def parse_session(data: Any, source: str = "<session>") -> Session:
         raise fail("steps", "expected a list of steps")
     steps = tuple(_step(raw, f"steps[{i}]", zone_ids, session, fail) for i, raw in enumerate(steps_raw))
     return Session(game, session.title, layout, tuple(boards), setup, start, steps, lighting=lighting,
-                   camera=camera, source=source, raw=data, **numbers)
+                   camera=camera, source=source, raw=data, mats=mats, **numbers)
+
+
+def _mats(raw: Any, layout: Layout, boards: list[str], fail) -> tuple[Layout, ...]:
+    """The card mats in view (layout names or files): each a board named after its layout."""
+    if not isinstance(raw, list) or not all(isinstance(m, str) and m for m in raw):
+        raise fail("mats", "expected a list of card mat layouts (chaudron-potions, alchymia-crystals)")
+    mats = []
+    for i, name in enumerate(raw):
+        try:
+            mat = load_layout(name)
+        except ValueError as e:
+            raise fail(f"mats[{i}]", str(e)) from None
+        if not mat.zones or any(z.kind != "card" for z in mat.zones):
+            raise fail(f"mats[{i}]", f"{mat.name} is not a card mat (every zone a card place)")
+        if mat.name in boards or SEPARATOR in mat.name or any(m.name == mat.name for m in mats):
+            raise fail(f"mats[{i}]", f"{mat.name}: a board of that name is already in view")
+        mats.append(mat)
+    ids = [m.id for m in layout.markers] if not boards else []
+    ids += [m.id for m in mats for m in m.markers]
+    if len(set(ids)) != len(ids):
+        raise fail("mats", "two boards in view share a marker id")
+    return tuple(mats)
 
 
 def _zone_ids(session: Session) -> dict[str, Any]:
@@ -172,7 +198,7 @@ def _check_state(raw: Any, zone_ids: Mapping[str, Any], session: Session, where:
             raise fail(f"{where}.{key}", "unknown key (known: zones, counts)")
     for zid, label in raw.get("zones", {}).items():
         zone = zone_ids.get(zid)
-        if zone is None or zone.kind == "count":
+        if zone is None or zone.kind not in LABEL_KINDS:
             raise fail(f"{where}.zones.{zid}", "no such zone holding one piece (a slot or a card place)")
         if label not in zone.labels:
             raise fail(f"{where}.zones.{zid}", f"{label!r} is not one of {', '.join(zone.labels)}")
@@ -224,10 +250,10 @@ def _full_state(session: Session, start: Mapping[str, Any]) -> dict[str, Any]:
     for name, layout in session.board_layouts().items():
         for z in layout.zones:
             zid = f"{name}{SEPARATOR}{z.id}" if name else z.id
-            if z.kind == "count":
-                counts[zid] = dict.fromkeys(z.labels, 0)
-            else:
+            if z.kind in LABEL_KINDS:
                 zones[zid] = "empty"
+            else:
+                counts[zid] = dict.fromkeys(z.labels, 0)
     zones.update(start.get("zones", {}))
     for zid, c in start.get("counts", {}).items():
         counts[zid] = {**counts[zid], **c}

@@ -17,6 +17,7 @@ from assistant.live.pipeline import Step
 from assistant.live.replay import Progress, Replayed, commands_beside, open_recorded, replay
 from assistant.sessions import Session
 from assistant.sessions.render import Rendered, cards_folder, layout_specs, render_session
+from assistant.table import mode_class
 
 
 @dataclass
@@ -38,7 +39,8 @@ def play_session(session: Session, frames: str | Path, out: str | Path | None, w
                  on_step: Callable[[Step], None] | None = None, progress: bool = False,
                  pictures: bool = True, render_progress: Callable[[int, int], None] | None = None) -> Played:
     rendered = render_session(session, frames, workers=workers, progress=render_progress)
-    boards = Boards.from_specs(layout_specs(rendered), cards=cards_folder(rendered))
+    boards = Boards.from_specs(layout_specs(rendered), cards=cards_folder(rendered),
+                               mat_sets=mode_class(session.game).card_mats)
     with open_recorded(rendered.folder) as source:
         replayed = replay(source, session.game, boards, session.setup, out, commands=commands_beside(rendered.folder),
                           on_step=on_step, progress=Progress(len(rendered.frames)) if progress else None,
@@ -47,6 +49,37 @@ def play_session(session: Session, frames: str | Path, out: str | Path | None, w
     _sort_steps(played)
     _check(played)
     return played
+
+
+def dry_run(session: Session) -> list[list[Any]]:
+    """The session's states fed straight to its table mode (no frames, no vision: what a perfect camera would
+    commit, through the same dispatch as the live loop, card mats included), with its button presses:
+    ``[opening events, step 0 events, ...]``. For writing a session's ``expect`` lists quickly."""
+    from assistant.live.boards import Board, is_mat
+    from assistant.live.outputs import Outputs
+    from assistant.live.pipeline import Pipeline
+    from assistant.stabilise import State
+    from assistant.table import make_mode
+
+    sets = mode_class(session.game).card_mats
+    boards = Boards([Board(name, layout, None, is_mat(layout, sets))  # type: ignore[arg-type]
+                     for name, layout in session.board_layouts().items()])
+    pipeline = Pipeline(session.game, make_mode(session.game, boards.layout, session.setup), boards,
+                        Outputs(None, None))
+    out = [list(pipeline.start().events)]
+    previous = None
+    states = session.states()
+    for i, full in enumerate(states):
+        state = State.of(full["zones"], full["counts"])
+        events = [] if state == previous else list(pipeline.dispatch(state, previous).events)
+        previous = state
+        if i:
+            for command in session.steps[i - 1].commands:
+                events += pipeline.command(command).events
+            out.append(events)
+        else:
+            out[0] += events
+    return out
 
 
 def _sort_steps(played: Played) -> None:

@@ -7,14 +7,17 @@ frames. Frames are JPEG files ``frame-0000.jpg`` ... in a folder, with:
 - ``session.json``: the manifest (game, set-up, boards, which state and step every frame shows, whether
   a hand is in it, the frames of every step) and the key of the script it was rendered from;
 - ``commands.json``: the button presses the script makes, by frame (read by ``replay``);
-- ``layout-NAME.json``: each board's layout when several boards are in view (``replay --layout``).
+- ``layout-NAME.json``: each board's layout when several boards are in view (``replay --layout``), card
+  mats included.
 
 A folder rendered from the same script by the same renderer is reused as it is. Rendering is the slow
 part (about a second per distinct picture on a small machine), so each distinct picture (a still table,
 a hand at one place) is rendered once, without sensor noise, and every frame adds its own noise and JPEG
 compression; ``workers`` processes render in parallel.
 
-Several boards (Alchymia) are rendered one by one and tiled side by side into one 1280 x 960 frame.
+Several boards (Alchymia, or a board and its card mat) are rendered one by one and tiled side by side into
+one 1280 x 960 frame. Each board's picture is rendered once per state of that board (and hand over it), so
+a move on one board re-renders that board only.
 """
 
 from __future__ import annotations
@@ -33,12 +36,11 @@ import numpy as np
 
 from assistant.live.boards import SEPARATOR
 from assistant.sessions import Session
-from calibration.layout import Layout
 from vision.render import Conditions, Hand, Pose, lighting_preset, render_frame
 from vision.render.camera import FRAME_SIZE
 
 CARDS = "cards"  # the enrolled cards, in the frames folder
-RENDERER = 3  # bump when the frames a script gives change, so that cached folders are rendered again
+RENDERER = 4  # bump when the frames a script gives change, so that cached folders are rendered again
 NOISE = 2.0  # sensor noise, 8-bit levels
 JPEG_QUALITY = 90
 SKIN = (205, 155, 120)
@@ -166,43 +168,53 @@ def render_session(session: Session, folder: str | Path, workers: int = 2,
     shots, presses, steps = plan(session)
     states = session.states()
     layouts = session.board_layouts()
-    # A scene is what the camera sees before its sensor: the same table with the same hand is one picture.
-    keys = [(json.dumps(states[s.state], sort_keys=True), s.hand) for s in shots]
-    scenes = list(dict.fromkeys(keys))
-    jobs = [(session, layouts, json.loads(state), hand) for state, hand in scenes]
+    # A board's picture is what the camera sees of it before its sensor: the same board state with the same
+    # hand over it (or none) is one picture, whatever the other boards show.
+    names = list(layouts)
+    keys = []
+    for shot in shots:
+        keys.append(tuple((board, json.dumps(_board_state(states[shot.state], board, names), sort_keys=True),
+                           shot.hand if shot.hand is not None and shot.hand[0] == board else None)
+                          for board in names))
+    parts = list(dict.fromkeys(part for key in keys for part in key))
+    jobs = [(session, layouts, board, json.loads(state), hand) for board, state, hand in parts]
     pictures: dict[tuple, np.ndarray] = {}
     done = 0
     if workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for scene, picture in zip(scenes, pool.map(_render_scene, jobs), strict=True):
-                pictures[scene] = picture
+            for part, picture in zip(parts, pool.map(_render_part, jobs), strict=True):
+                pictures[part] = picture
                 done += 1
                 if progress:
-                    progress(done, len(scenes))
+                    progress(done, len(parts))
     else:
-        for scene, job in zip(scenes, jobs, strict=True):
-            pictures[scene] = _render_scene(job)
+        for part, job in zip(parts, jobs, strict=True):
+            pictures[part] = _render_part(job)
             done += 1
             if progress:
-                progress(done, len(scenes))
+                progress(done, len(parts))
+    scenes: dict[tuple, np.ndarray] = {}
     frames = []
-    for shot, scene in zip(shots, keys, strict=True):
+    for shot, key in zip(shots, keys, strict=True):
+        if key not in scenes:
+            scenes[key] = pictures[key[0]] if len(key) == 1 else tile([pictures[part] for part in key])
+        scene = scenes[key]
         rng = np.random.default_rng([session.seed, shot.index])
-        noisy = pictures[scene].astype(np.float32) + rng.normal(0, NOISE, pictures[scene].shape)
+        noisy = scene.astype(np.float32) + rng.normal(0, NOISE, scene.shape)
         name = f"frame-{shot.index:04d}.jpg"
         if not cv2.imwrite(str(folder / name), np.clip(noisy + 0.5, 0, 255).astype(np.uint8),
                            [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]):
             raise OSError(f"{folder / name}: cannot write the frame")
         frames.append({"file": name, "state": shot.state, "step": shot.step, "hand": shot.hand is not None})
-    if session.boards:
+    if len(layouts) > 1:
         for name, layout in layouts.items():
             (folder / f"layout-{name}.json").write_text(json.dumps(layout.to_dict(), indent=1) + "\n",
                                                         encoding="utf-8")
     (folder / "commands.json").write_text(json.dumps(presses, indent=1) + "\n", encoding="utf-8")
     enrol_cards(session, folder / CARDS)
     manifest = {"key": key, "game": session.game, "title": session.title, "layout": session.layout.name,
-                "boards": list(session.boards), "setup": dict(session.setup), "frames": frames, "steps": steps,
-                "states": states}
+                "boards": list(session.boards), "mats": [m.name for m in session.mats], "setup": dict(session.setup),
+                "frames": frames, "steps": steps, "states": states}
     # The manifest last: a folder whose rendering was interrupted has none and is rendered again.
     manifest_path.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return Rendered(folder, manifest, False)
@@ -216,21 +228,28 @@ def enrol_cards(session: Session, cards: Path) -> None:
     from vision.cards.enrol import cards_shown
     from vision.cards.store import open_set
 
-    layout = next(iter(session.board_layouts().values()))  # every board of a session shares its zones
-    zones = [z for z in layout.zones if z.kind == "card"]
-    shown = {state["zones"].get(z.id) for state in session.states() for z in zones}
-    for zone in zones:
-        if zone.card_set is None or (cards / zone.card_set / "set.json").exists():
-            continue
-        card_set = open_set(cards, zone.card_set, card_size(layout))
-        for label in zone.labels:
-            if label not in shown or label in ("empty", *card_set.images):
-                continue  # only the cards the session shows: enrolling is a render each
-            state = {"zones": {z.id: "empty" for z in zones} | {zones[0].id: label}, "counts": {}}
-            frame, _ = render_frame(layout, _board_state(state, "", layout), _conditions(session, None),
-                                    np.random.default_rng(session.seed))
-            card_set.enrol(label, cards_shown(frame, layout, source=f"{label} card", zone=zones[0].id)[zones[0].id])
-        card_set.save(cards / zone.card_set)
+    layouts = session.board_layouts()
+    states = session.states()
+    # every board of a session's game shares its zones: the first board and each card mat, once each
+    firsts = {layout.name: (name, layout) for name, layout in reversed(layouts.items())}
+    for board, layout in firsts.values():
+        zones = [z for z in layout.zones if z.kind == "card"]
+        head = f"{board}{SEPARATOR}" if board else ""
+        shown = {state["zones"].get(head + z.id) for state in states for z in zones}
+        for set_name in dict.fromkeys(z.card_set for z in zones if z.card_set is not None):
+            if (cards / set_name / "set.json").exists():
+                continue
+            card_set = open_set(cards, set_name, card_size(layout))
+            for place in (z for z in zones if z.card_set == set_name):
+                for label in place.labels:
+                    if label not in shown or label in ("empty", *card_set.images):
+                        continue  # only the cards the session shows: enrolling is a render each
+                    state = {"zones": {z.id: "empty" for z in layout.zones} | {place.id: label}, "counts": {}}
+                    frame, _ = render_frame(layout, state, _conditions(session, None),
+                                            np.random.default_rng(session.seed))
+                    card_set.enrol(label, cards_shown(frame, layout, source=f"{label} card",
+                                                      zone=place.id)[place.id])
+            card_set.save(cards / set_name)
 
 
 def cards_folder(rendered: Rendered) -> Path | None:
@@ -241,11 +260,17 @@ def cards_folder(rendered: Rendered) -> Path | None:
 
 def layout_specs(rendered: Rendered) -> list[str]:
     """The ``--layout`` values that read a rendered folder: the layout's name, or ``NAME=layout-NAME.json``
-    for each of several boards."""
-    boards = rendered.manifest.get("boards") or []
+    for each of several boards; then ``MAT=layout-MAT.json`` for each card mat."""
+    return manifest_layout_specs(rendered.folder, rendered.manifest)
+
+
+def manifest_layout_specs(folder: Path, manifest: Mapping[str, Any]) -> list[str]:
+    """:func:`layout_specs` from a rendered folder and its manifest (``replay`` over such a folder)."""
+    boards = list(manifest.get("boards") or []) + list(manifest.get("mats") or [])
     if not boards:
-        return [rendered.manifest["layout"]]
-    return [f"{b}={rendered.folder / f'layout-{b}.json'}" for b in boards]
+        return [manifest["layout"]]
+    specs = [] if manifest.get("boards") else [manifest["layout"]]
+    return specs + [f"{b}={Path(folder) / f'layout-{b}.json'}" for b in boards]
 
 
 def _conditions(session: Session, hand: Hand | None, tiles: int = 1) -> Conditions:
@@ -262,27 +287,29 @@ def _conditions(session: Session, hand: Hand | None, tiles: int = 1) -> Conditio
                       vignette=0.0 if tiles > 1 else 0.08, jitter_mm=2.0, specular=0.4, placement_seed=session.seed)
 
 
-def _board_state(state: Mapping[str, Any], board: str, layout: Layout) -> dict[str, Any]:
+def _board_state(state: Mapping[str, Any], board: str, boards: list[str]) -> dict[str, Any]:
+    """One board's part of a table state, its zone ids unprefixed (``""``: the unnamed board, whose zones
+    carry no other board's prefix)."""
     if not board:
-        return {"zones": dict(state["zones"]), "counts": {z: dict(c) for z, c in state["counts"].items()}}
+        others = tuple(b + SEPARATOR for b in boards if b)
+        return {"zones": {z: v for z, v in state["zones"].items() if not z.startswith(others)},
+                "counts": {z: dict(c) for z, c in state["counts"].items() if not z.startswith(others)}}
     prefix = board + SEPARATOR
     return {"zones": {z[len(prefix):]: v for z, v in state["zones"].items() if z.startswith(prefix)},
             "counts": {z[len(prefix):]: dict(v) for z, v in state["counts"].items() if z.startswith(prefix)}}
 
 
-def _render_scene(job) -> np.ndarray:
-    session, layouts, state, hand = job
+def _render_part(job) -> np.ndarray:
+    """One board's picture, alone in a frame (the middle cut out when tiled)."""
+    session, layouts, board, state, hand = job
+    layout = layouts[board]
     rng = np.random.default_rng(session.seed)  # drives sensor noise only, and there is none here
-    pictures = []
-    for board, layout in layouts.items():
-        h = None
-        if hand is not None and hand[0] == board:
-            scale = float(np.clip(min(layout.size) / 250, 0.75, 1.1))
-            h = Hand(hand[1], hand[2], SKIN, None, 100.0, scale)
-        picture, _ = render_frame(layout, _board_state(state, board, layout), _conditions(session, h, len(layouts)),
-                                  rng)
-        pictures.append(picture)
-    return pictures[0] if len(pictures) == 1 else tile(pictures)
+    h = None
+    if hand is not None:
+        scale = float(np.clip(min(layout.size) / 250, 0.75, 1.1))
+        h = Hand(hand[1], hand[2], SKIN, None, 100.0, scale)
+    picture, _ = render_frame(layout, state, _conditions(session, h, len(layouts)), rng)
+    return picture
 
 
 def _tile_grid(n: int) -> tuple[int, int, float]:

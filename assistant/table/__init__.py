@@ -13,6 +13,13 @@ The contract::
     mode.start()                                  # -> Response: the opening screen and LEDs
     mode.on_commit(state, previous)               # -> Response, for each committed state
     mode.on_command("confirm")                    # -> Response, for each button command
+    mode.on_cards("chaudron-potions", labels)     # -> Response, when a card mat's reading changes
+
+A card mat (``chaudron-potions``, ``alchymia-crystals``: docs/cards.md) lies in view beside the boards. The
+live loop treats it as one more board (through the stabiliser and the journal like any other state), but
+gives its committed readings (unprefixed zone -> card name, ``empty`` or ``unknown``) to ``on_cards``
+instead of ``on_commit``. A mode says which card sets it reads from mats in ``card_mats``; a board whose
+zones are all card places of those sets is a mat.
 
 A mode is deterministic: the same calls in the same order give the same responses. That is how a game is
 resumed after a power cut: the journal's committed states and commands are fed again to a fresh mode.
@@ -83,6 +90,8 @@ class TableMode(ABC):
     """One game on the table. Subclasses keep their own game state (engine values) between calls."""
 
     game: ClassVar[str]
+    card_mats: ClassVar[tuple[str, ...]] = ()
+    """The card sets (``set`` of a layout's card zones) this mode reads from card mats beside its boards."""
 
     def __init__(self, layout: Layout, setup: Mapping[str, Any] | None = None, source: str = "setup"):
         self.layout = layout
@@ -101,10 +110,23 @@ class TableMode(ABC):
         """A button command (``next``, ``back``, ``confirm``, ``game-next``, ``game-previous``)."""
         return Response()
 
+    def on_cards(self, mat: str, labels: Mapping[str, str]) -> Response:
+        """A card mat's new committed reading: ``mat`` is the mat's board name, ``labels`` its card zones
+        (unprefixed) -> card name, ``empty`` or ``unknown``. The default ignores it."""
+        return Response()
+
     @property
     def over(self) -> bool:
         """True once the game has ended (won, lost or scored)."""
         return False
+
+
+def mode_class(game: str) -> type[TableMode]:
+    """The table mode class of ``game`` (imported on demand)."""
+    if game not in MODES:
+        raise SetupError(f"game: expected one of {', '.join(MODES)}, got {game!r}")
+    module, _, name = MODES[game].partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def make_mode(game: str, layout: Layout, setup: Mapping[str, Any] | None = None,

@@ -24,11 +24,11 @@ def short_session(game: str) -> dict:
     raw = json.loads(session_path(game).read_text(encoding="utf-8"))
     steps = raw["steps"]
     if game == "chaudron":
-        steps = [*steps[:2], PASS_OVER, steps[2]]
+        steps = [*steps[:2], PASS_OVER, steps[2]]   # Green Sip and Twin Essence, Tempest and Viper Venom: the mat
     elif game == "alchimiste":
         steps = steps[:4]            # two creations, the illegal potion, taken back
     elif game == "alchymia":
-        steps = steps[:5]            # four moves, then Basile's time crystal
+        steps = steps[:6]            # four moves, Basile's time crystal, the next time crystal on the mat
     else:
         steps = steps[:3]            # a test, the sale chosen with the buttons, the sale
     return {**raw, "steps": steps, "hand_frames": 1, "steady_frames": 3}

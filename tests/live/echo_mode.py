@@ -14,6 +14,7 @@ from hardware.leds.patterns import AMBER, GREEN, RED, Flash, Solid
 
 class EchoTable(TableMode):
     game = "echo"
+    card_mats = ("chaudron-potions",)   # it stands in for the Chaudron mode, over its frames (potion mat)
 
     def __init__(self, layout, setup=None, source="setup"):
         super().__init__(layout, setup, source)

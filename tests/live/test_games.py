@@ -24,16 +24,27 @@ def answers(played, step):
 
 def test_chaudron_cards_potions_and_the_crame_bar(short_frames, tmp_path):
     played = play(short_frames, "chaudron", tmp_path)
-    first = answers(played, 0)[-1]
+    opening = [e for s in answers(played, -1) for e in s.events]
+    assert [e.message for e in opening if e.kind == "reveal"] == ["revealed Dawn Tonic"]   # from the potion mat
+    first = answers(played, 0)[-1]              # the card, and Green Sip read from the potion mat
     card = first.events[0]
     assert (card.kind, card.legal) == ("card", True) and "Mixed Bundle" in card.message
-    assert [e.kind for e in first.events].count("potion") == 2
-    assert first.patterns["cauldron-1"].colour == GREEN
+    assert [e.kind for e in first.events] == ["card", "potion", "wait"]
+    assert "revealed Green Sip" in first.events[-1].message
+    assert first.state.label("chaudron-potions/potion-2") == "green-sip"
     assert first.patterns["crame"].value == 0 and first.patterns["crame"].maximum == 20
-    assert first.screen.title == "Mixed Bundle" and first.screen.tone == "ok"
+    assert first.screen.title == "Do it on the table"
+    taken = answers(played, 1)[-1]              # Green Sip taken out in other cells than the engine's; Twin Essence
+    assert [(e.kind, e.message) for e in taken.events] == [
+        ("reveal", "revealed Green Sip"), ("potion", "concocted Green Sip"), ("reveal", "revealed Twin Essence")]
     assert answers(played, 2) == []             # the hand passing over changed nothing: no commit, no answer
+    both = answers(played, 3)[-1]               # two potion cards laid at once: taken in the mat's order
+    assert [e.message for e in both.events if e.kind == "reveal"] == ["revealed Tempest", "revealed Viper Venom"]
+    assert both.patterns["cauldron-1"].colour == GREEN
     journal = read(tmp_path / "chaudron" / "journal.jsonl")
     assert [r.kind for r in journal].count("state") == 4
+    assert journal[0].data["boards"][-1] == {"name": "chaudron-potions", "layout": "chaudron-potions",
+                                             "markers": [40, 41, 42, 43], "mat": True}
 
 
 def test_alchimiste_creations_and_an_illegal_potion(short_frames, tmp_path):
@@ -55,6 +66,8 @@ def test_alchimiste_creations_and_an_illegal_potion(short_frames, tmp_path):
 
 def test_alchymia_boards_read_together_turns_checked_and_a_crystal(short_frames, tmp_path):
     played = play(short_frames, "alchymia", tmp_path)
+    opening = [e for s in answers(played, -1) for e in s.events]   # the crystal mat read: the stacks' tops
+    assert [e.data["card"] for e in opening if e.kind == "top"] == ["air-4", "earth-5", "time-5"]
     move = answers(played, 1)[-1]
     assert [(e.kind, e.legal) for e in move.events] == [("turn", True), ("move", True)]
     assert move.screen.title == "Basile: legal" and move.patterns["player-2"].colour == GREEN
@@ -64,6 +77,9 @@ def test_alchymia_boards_read_together_turns_checked_and_a_crystal(short_frames,
     assert crystal.screen.title == "Basile: time crystal"
     state = crystal.state.labels()
     assert state["basile/r1c1"] == "red" and state["ada/r0c2"] == "blue" and state["cyrielle/r0c0"] == "yellow"
+    assert state["alchymia-crystals/crystal-time"] == "time-5"             # the target read from the mat
+    after = answers(played, 5)[-1]                                        # the next time crystal shown
+    assert [(e.kind, e.data["card"]) for e in after.events] == [("top", "time-2")]
 
 
 def test_alchemists_cards_give_the_potion_and_the_buttons_sell(short_frames, tmp_path):

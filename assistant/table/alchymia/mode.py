@@ -67,6 +67,7 @@ class AlchymiaTable(TableMode):
     """Alchymia: per player board, turns checked by ``check_turn``, crystals light ``player-N``."""
 
     game = "alchymia"
+    card_mats = ("alchymia-crystals",)
 
     def __init__(self, layout, setup=None, source: str = "setup"):
         super().__init__(layout, setup, source)
@@ -394,6 +395,10 @@ class AlchymiaTable(TableMode):
             return out
         self.mover = pending.player
         return out + self._judge(pending.boards)
+
+    def on_cards(self, mat: str, labels) -> Response:
+        """The crystal mat (layout ``alchymia-crystals``) read by the live loop: see :meth:`on_crystal_cards`."""
+        return self.on_crystal_cards(dict(labels))
 
     def on_crystal_cards(self, labels: dict[str, str]) -> Response:
         """What the card zones of the crystal mat read (zone -> crystal name, ``empty`` or ``unknown``;

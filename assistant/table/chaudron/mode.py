@@ -60,8 +60,22 @@ def _changes(before: Cauldron, after: Cauldron) -> str:
                                                                                 strict=True)) if a != b)
 
 
+def _taken_out(before: Cauldron, after: Cauldron, potion: Potion):
+    """``(after, how)`` when ``after`` is ``before`` with exactly the cells of one way of concocting
+    ``potion`` taken out (the players chose other cells than the engine would), else None."""
+    removed = [i for i, (a, b) in enumerate(zip(before.cells, after.cells, strict=True)) if a != b]
+    if not removed or any(after.cells[i] != "empty" for i in removed):
+        return None
+    only = before.with_cells({divmod(i, before.cols): "empty" for i in range(len(before.cells)) if i not in removed})
+    done = concoct(only, potion)
+    if done is None or set(done[1].removed) != {divmod(i, before.cols) for i in removed}:
+        return None
+    return after, done[1]
+
+
 class ChaudronTable(TableMode):
     game = "chaudron"
+    card_mats = ("chaudron-potions",)
 
     def __init__(self, layout: Layout, setup: Mapping[str, Any] | None = None, source: str = "setup"):
         super().__init__(layout, setup, source)
@@ -138,6 +152,10 @@ class ChaudronTable(TableMode):
         self.choice = None
         return self._respond(self._reveal(potion))
 
+    def on_cards(self, mat: str, labels: Mapping[str, str]) -> Response:
+        """The potion mat (layout ``chaudron-potions``) read by the live loop: see :meth:`on_potion_cards`."""
+        return self.on_potion_cards(labels)
+
     def on_potion_cards(self, labels: Mapping[str, str]) -> Response:
         """What the card zones of the potion mat read (zone -> card id, ``empty`` or ``unknown``; layout
         ``chaudron-potions``): a potion card that was not there before is the one just revealed. Cards
@@ -199,7 +217,10 @@ class ChaudronTable(TableMode):
             return replace(g, revealed=(Revealed(potion, 1),)), [f"revealed {potion.name}"]
         cauldron, how = done
         if after is not None and after != cauldron:
-            raise IllegalMove(f"take {_cells(how.removed)} out of the cauldron for {potion.name}")
+            other = _taken_out(g.cauldron, after, potion)  # the players may take any cells that make it
+            if other is None:
+                raise IllegalMove(f"take {_cells(how.removed)} out of the cauldron for {potion.name}")
+            cauldron, how = other
         made = (*g.made, potion)
         return replace(g, cauldron=cauldron, made=made, status=self._status(made, cauldron)), [
             f"revealed {potion.name}", f"concocted {potion.name}"]
