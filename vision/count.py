@@ -117,8 +117,9 @@ def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
         return cv2.boxFilter(a, -1, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
 
     def scored(inner, around):  # inner / side² - ring / ring area, where a square covers enough
-        out = inner * (k_in + k_ring) - around * k_ring
-        out[inner < need] = -np.inf
+        out = inner * (k_in + k_ring)
+        out -= around * k_ring
+        np.copyto(out, -np.inf, where=inner < need)
         return out
 
     inner, around = box(left, side), box(left, outer)
@@ -134,8 +135,7 @@ def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
         # Take the square's top away; the box sums change only within reach of it.
         r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
         R0, R1, C0, C1 = max(0, r0 - reach), min(h, r1 + reach), max(0, c0 - reach), min(w, c1 + reach)
-        taken = np.zeros((R1 - R0, C1 - C0), np.float32)
-        taken[r0 - R0:r1 - R0, c0 - C0:c1 - C0] = left[r0:r1, c0:c1]
+        taken = cv2.copyMakeBorder(left[r0:r1, c0:c1], r0 - R0, R1 - r1, c0 - C0, C1 - c1, cv2.BORDER_CONSTANT)
         left[r0:r1, c0:c1] = 0
         inner[R0:R1, C0:C1] -= box(taken, side)
         around[R0:R1, C0:C1] -= box(taken, outer)

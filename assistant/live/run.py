@@ -76,7 +76,8 @@ def print_step(step: Step, out=None) -> None:
              else f"button {step.command}")
     for event in step.events:
         verdict = "" if event.legal is None else (" [legal]" if event.legal else " [ILLEGAL]")
-        print(f"{where}: {event.kind}: {event.message}{verdict}", file=out, flush=True)
+        kind = "" if event.kind == where else f"{event.kind}: "  # "start: start: ..." says it twice
+        print(f"{where}: {kind}{event.message}{verdict}", file=out, flush=True)
 
 
 def make_factory(layout_specs: list[str] | None, calibration: str | None,
