@@ -116,3 +116,48 @@ def _crystal(raw: Any, i: int, rows: int, cols: int, source: str) -> CrystalCard
 def _without_card(error: AlchymiaError) -> str:
     text = str(error)
     return text.split(": ", 1)[1] if text.startswith(("potion card ", "crystal card ")) else text
+
+
+def ordered_stacks(deck: Deck, raw: dict[str, Any], source: str, *, error: type[ValueError],
+                   players: list[str] | None = None, partial: bool = False) -> Deck:
+    """The deck with its crystal stacks ordered as a record or a set-up says: ``seed`` (shuffled as
+    ``Game.new`` shuffles them, for these ``players``) or ``crystals`` (element -> card names, top first);
+    else the deck's own order. With ``partial`` a stack may list only its first cards, the rest following in
+    the deck's order (a table set-up); otherwise every card of the stack is listed once (a record)."""
+    from assistant.engines.alchymia import Game
+
+    if "seed" in raw and "crystals" in raw:
+        raise error(f"{source}: seed: give the crystal stacks either by seed or by crystals, not both")
+    if "seed" in raw:
+        seed = raw["seed"]
+        if not isinstance(seed, int | str) or isinstance(seed, bool):
+            raise error(f"{source}: seed: expected a number or a string")
+        stacks = Game.new(deck, players or ["a", "b"], seed).table.stacks
+        return Deck(deck.rows, deck.cols, stacks, deck.potions)
+    order = raw.get("crystals")
+    if order is None:
+        return deck
+    if not isinstance(order, dict):
+        raise error(f"{source}: crystals: expected an object of element -> card names, top first")
+    stacks = list(deck.crystals)
+    for key, names in order.items():
+        try:
+            element = Element(key)
+        except ValueError:
+            raise error(f"{source}: crystals.{key}: not an element ({', '.join(e.value for e in ELEMENTS)})") \
+                from None
+        stack = deck.stack(element)
+        by_name = {card.name: card for card in stack}
+        if partial:
+            if (not isinstance(names, list) or any(n not in by_name for n in names)
+                    or len(set(names)) != len(names)):
+                raise error(f"{source}: crystals.{key}: expected {key} card names of the deck, top first "
+                            f"({', '.join(by_name)})")
+            stacks[ELEMENTS.index(element)] = (*(by_name[n] for n in names),
+                                               *(c for c in stack if c.name not in names))
+        else:
+            if not isinstance(names, list) or sorted(map(str, names)) != sorted(by_name):
+                raise error(f"{source}: crystals.{key}: expected every {key} card of the deck once "
+                            f"({', '.join(sorted(by_name))})")
+            stacks[ELEMENTS.index(element)] = tuple(by_name[n] for n in names)
+    return Deck(deck.rows, deck.cols, tuple(stacks), deck.potions)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assistant.decks.alchymia import SAMPLE, DeckError, load_deck
+from assistant.decks.alchymia import SAMPLE, DeckError, load_deck, ordered_stacks
 from assistant.engines.alchymia import (
     COLOURS,
     ELEMENTS,
@@ -192,34 +192,8 @@ def _players(raw: Any, source: str) -> list[str]:
 
 
 def _stacks(record: dict, source: str, deck: Deck, names: list[str]) -> Deck:
-    """The deck with its crystal stacks in the record's order: ``crystals`` (names, top first) or ``seed``."""
-    if "seed" in record and "crystals" in record:
-        raise RecordError(f"{source}: seed: give the crystal stacks either by seed or by crystals, not both")
-    if "seed" in record:
-        seed = record["seed"]
-        if not isinstance(seed, int | str) or isinstance(seed, bool):
-            raise RecordError(f"{source}: seed: expected a number or a string")
-        stacks = Game.new(deck, names, seed).table.stacks
-        return Deck(deck.rows, deck.cols, stacks, deck.potions)
-    raw = record.get("crystals")
-    if raw is None:
-        return deck
-    if not isinstance(raw, dict):
-        raise RecordError(f"{source}: crystals: expected an object of element -> card names, top first")
-    stacks = list(deck.crystals)
-    for key, order in raw.items():
-        try:
-            element = Element(key)
-        except ValueError:
-            raise RecordError(f"{source}: crystals.{key}: not an element ({', '.join(e.value for e in ELEMENTS)})") \
-                from None
-        stack = deck.stack(element)
-        by_name = {card.name: card for card in stack}
-        if not isinstance(order, list) or sorted(map(str, order)) != sorted(by_name):
-            raise RecordError(f"{source}: crystals.{key}: expected every {key} card of the deck once "
-                              f"({', '.join(sorted(by_name))})")
-        stacks[ELEMENTS.index(element)] = tuple(by_name[n] for n in order)
-    return Deck(deck.rows, deck.cols, tuple(stacks), deck.potions)
+    """The deck with its crystal stacks in the record's order: ``crystals`` (every card, top first) or ``seed``."""
+    return ordered_stacks(deck, record, source, error=RecordError, players=names)
 
 
 class _TurnParser:

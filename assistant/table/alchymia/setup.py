@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.decks.alchymia import SAMPLE, DeckError, load_deck
-from assistant.engines.alchymia import ELEMENTS, AlchymiaError, Board, Deck, Element, Game, PotionCard
+from assistant.decks.alchymia import SAMPLE, DeckError, load_deck, ordered_stacks
+from assistant.engines.alchymia import AlchymiaError, Board, Deck, PotionCard
 from assistant.stabilise import State
 from assistant.table import SetupError
 
@@ -146,37 +146,10 @@ def _boards(raw: Any, players: tuple[str, ...] | None, source: str) -> dict[str,
 
 
 def _stacks(raw: Mapping[str, Any], deck: Deck, source: str) -> Deck:
-    """The crystal stacks: ``seed`` (shuffled as Game.new shuffles them) or ``crystals`` (names, top first;
-    a stack may list only its first cards, the rest follow in the deck's order); else the deck's order."""
-    if "seed" in raw and "crystals" in raw:
-        raise SetupError(f"{source}: seed: give the crystal stacks either by seed or by crystals, not both")
-    if "seed" in raw:
-        seed = raw["seed"]
-        if not isinstance(seed, int | str) or isinstance(seed, bool):
-            raise SetupError(f"{source}: seed: expected a number or a string")
-        stacks = Game.new(deck, ["a", "b"], seed).table.stacks  # the stacks' shuffle does not depend on players
-        return Deck(deck.rows, deck.cols, stacks, deck.potions)
-    order = raw.get("crystals")
-    if order is None:
-        return deck
-    if not isinstance(order, dict):
-        raise SetupError(f"{source}: crystals: expected an object element -> card names, top first")
-    stacks = list(deck.crystals)
-    for key, names in order.items():
-        try:
-            element = Element(key)
-        except ValueError:
-            raise SetupError(f"{source}: crystals.{key}: not an element "
-                             f"({', '.join(e.value for e in ELEMENTS)})") from None
-        stack = deck.stack(element)
-        by_name = {card.name: card for card in stack}
-        if (not isinstance(names, list) or any(n not in by_name for n in names)
-                or len(set(names)) != len(names)):
-            raise SetupError(f"{source}: crystals.{key}: expected {key} card names of the deck, top first "
-                             f"({', '.join(by_name)})")
-        stacks[ELEMENTS.index(element)] = (*(by_name[n] for n in names),
-                                           *(c for c in stack if c.name not in names))
-    return Deck(deck.rows, deck.cols, tuple(stacks), deck.potions)
+    """The crystal stacks: ``seed`` (shuffled as Game.new shuffles them; the shuffle does not depend on the
+    players) or ``crystals`` (names, top first; a stack may list only its first cards, the rest follow in the
+    deck's order); else the deck's order."""
+    return ordered_stacks(deck, dict(raw), source, error=SetupError, partial=True)
 
 
 def parse_card(raw: Any, deck: Deck) -> PotionCard:
