@@ -347,10 +347,10 @@ class Reader:
         label = np.where(valid, codes // 16, L)
         strong = valid & ~self._weak[label, codes % 16]
         rows = np.repeat(np.arange(n), k2)
-        votes = np.zeros((n, L + 1), np.int32)
-        np.add.at(votes, (rows, label.ravel()), 1)
-        strong_votes = np.zeros((n, L + 1), np.int32)
-        np.add.at(strong_votes, (rows, np.where(strong, label, L).ravel()), 1)
+        # bincount over flat (row, label) indices: the same tallies as np.add.at, an order of magnitude faster
+        votes = np.bincount(rows * (L + 1) + label.ravel(), minlength=n * (L + 1)).reshape(n, L + 1)
+        strong_votes = np.bincount(rows * (L + 1) + np.where(strong, label, L).ravel(),
+                                   minlength=n * (L + 1)).reshape(n, L + 1)
         n_foreign = foreign.sum(1)
         pieces = votes[:, 1:L]
         evidence = strong_votes[:, 1:L]
