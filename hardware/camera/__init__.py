@@ -16,6 +16,7 @@ or busy is reported and reopened with back-off, never a crash.
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -28,7 +29,7 @@ Frame = tuple[float, np.ndarray]
 SOURCES = ("auto", "picamera2", "opencv", "folder", "video")
 
 
-class Source:
+class Source(ABC):
     """Base of every source: ``read()`` gives the next frame, ``None`` at the end, or raises ``SourceFailed``."""
 
     name = "source"
@@ -41,8 +42,9 @@ class Source:
             raise DeviceClosed(f"{self.name} is closed")
         return self._read()
 
+    @abstractmethod
     def _read(self) -> Frame | None:
-        raise NotImplementedError
+        """The next frame from the device, or None when a recording has ended."""
 
     def __iter__(self) -> Iterator[Frame]:
         while True:
@@ -60,8 +62,8 @@ class Source:
             self._closed = True
             self._release()
 
-    def _release(self) -> None:
-        pass
+    def _release(self) -> None:  # an optional hook: most devices have nothing to release
+        return None
 
     def __enter__(self):
         return self

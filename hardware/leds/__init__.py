@@ -14,6 +14,7 @@ so the simulated strip's ``output()`` is exactly what a real strip would be sent
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 
 from hardware import platform
@@ -32,7 +33,7 @@ def check_colour(colour: Sequence[int]) -> Colour:
     return (colour[0], colour[1], colour[2])
 
 
-class Strip:
+class Strip(ABC):
     """Base of every backend: the pixel buffer, brightness, gamma, ``show`` and ``close``."""
 
     backend = "base"
@@ -128,11 +129,12 @@ class Strip:
         return f"<{type(self).__name__} {self._count} pixels, brightness {self._brightness}>"
 
     # Backends implement these two.
+    @abstractmethod
     def _write(self, values: list[Colour]) -> None:
-        raise NotImplementedError
+        """Send the final (dimmed, gamma-corrected) colours to the device."""
 
-    def _release(self) -> None:
-        pass
+    def _release(self) -> None:  # an optional hook: most devices have nothing to release
+        return None
 
 
 def resolve_backend(backend: str, pin: int) -> str:
