@@ -7,7 +7,8 @@ Rules of the score (the truth is what ``vision.render`` writes next to each fram
   ``unknown``;
 - any other slot is right when read as its label; read ``unknown`` it is "unread" (no harm done, the
   stabiliser waits) and a label other than its own is wrong;
-- a count is exact when equal; a count given where the truth is unknown is wrong;
+- a count is exact when equal; a count given where the truth is unknown is wrong; a tray a little under
+  the hand (``partly_hidden``) may be counted exactly or left uncounted, as a slot may be read ``unknown``;
 - a board is fully right when no zone is wrong or unread and every count is exact;
 - "board found" is counted over frames where at least 3 markers are visible.
 """
@@ -94,6 +95,8 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
             if got is not None:
                 right = False
                 t.mistakes.append(f"{name}: {zid}: counted {got} under a hand")
+            continue
+        if got is None and zid in partly:
             continue
         t.counts += 1
         if got is None:

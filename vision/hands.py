@@ -2,13 +2,18 @@
 
 A hand always comes with its arm, and from a camera above the table the arm crosses the board's edge.
 So: take every grid cell that is not board background (lit or in shadow; the test's tolerance follows
-the frame's noise, so that a pale hand over a beige board still stands out in good light), close the
-speckle noise leaves in it, open that mask with a square larger than any piece (pieces, even two
-touching, vanish; a palm or an arm survives), keep what is big enough and reaches the board's edge (an
-arm) unless it lies within one zone (that zone's own card or pile), and grow it back over the
-non-background cells around it for a few centimetres (the fingers, thinner than the opening, and any
-piece the hand touches). Piles in neighbouring trays may join into a blob wider than one zone, but they
-do not reach in from the edge: only the edge says "arm".
+the frame's noise), close the speckle noise leaves in it, open that mask with a square larger than any
+piece (pieces, even two touching, vanish; a palm or an arm survives), keep what is big enough and
+reaches the board's edge (an arm) unless it lies within one zone (that zone's own card or pile). Piles
+in neighbouring trays may join into a blob wider than one zone, but they do not reach in from the edge:
+only the edge says "arm".
+
+That core is then grown back for a few centimetres (the fingers are thinner than the opening) over the
+cells that look like the hand: nearer one of the colours of its own core than the board's colour at the
+same brightness. That two-way choice is finer than "not board" (a pale palm over a beige board in dim
+light) and stops at the pieces the hand touches (their colours are not the hand's), which stay readable.
+Cells of a zone showing one of that zone's pieces' colours are not grown over; the core's outline cells
+that look like the board are given back to it (the opening squares the core off).
 """
 
 from __future__ import annotations
@@ -24,19 +29,19 @@ from vision.geometry import BoardGeometry
 OPEN_MM = 30.0
 CLOSE_MM = 8.0  # noise and a finger's darker outline leave holes this size in a hand
 GROW_MM = 40.0
-MIN_HAND_MM2 = 3000.0  # what is left of the smallest hand and arm on the board after the opening
+MIN_HAND_MM2 = 1500.0  # what is left of the smallest hand and arm on the board after the opening
 EDGE_MM = 4.0  # an arm crosses the board's edge: its blob reaches the outermost cells
 ZONE_SPILL_MM = 8.0  # a blob within a zone and this margin is the zone's own pieces (a pile in a tray)
 ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little overhangs its place)
 
 
-def hand_mask(not_board: np.ndarray, g: BoardGeometry, layout: Layout, unseen_markers=(),
-              faint: np.ndarray | None = None) -> np.ndarray:
-    """``not_board``: per grid cell, not the board's background; ``unseen_markers``: ids of the layout's
-    markers not detected in this frame (an arm over one hides it: its cells then count as covered, so
-    that the arm still reaches the board's edge across it); ``faint``: cells that differ from the board
-    only when averaged with their neighbours, over which a hand found from ``not_board`` may grow (a pale
-    palm in dim light beyond a sleeve) but which start no hand. Returns (rows, cols) bool: under a hand."""
+def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, g: BoardGeometry,
+              layout: Layout, unseen_markers=(), explained: np.ndarray | None = None) -> np.ndarray:
+    """Per grid cell (flat arrays): ``not_board``, not the board's background; ``colours``, its light-
+    normalised BGR (uint8); ``explained``, inside a zone and coloured like one of its pieces.
+    ``unseen_markers``: ids of the layout's markers not detected in this frame (an arm over one hides it:
+    its cells then count as covered, so that the arm still reaches the board's edge across it).
+    Returns (rows, cols) bool: under a hand."""
     rows, cols = g.grid_shape
     covered = np.zeros((rows, cols), bool)
     for marker_id in unseen_markers:
@@ -69,16 +74,51 @@ def hand_mask(not_board: np.ndarray, g: BoardGeometry, layout: Layout, unseen_ma
     if not keep:
         return np.zeros((rows, cols), bool)
     hand = np.isin(labels, keep).astype(np.uint8)
-    allowed = closed | g.grid_marker.astype(np.uint8)
-    if faint is not None:
-        allowed |= faint.reshape(rows, cols).astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
+    # The hand's own colours come from its core's inner cells that are not board (the closing filled
+    # some board in; the outline's cells mix hand and board).
+    inner = (cv2.erode(hand, kernel) & mask).ravel().astype(bool)
+    like = hand_like(colours, inner, background_bgr).reshape(rows, cols).astype(np.uint8)
+    allowed = like | g.grid_marker.astype(np.uint8)
+    if explained is not None:
+        allowed &= (~explained.reshape(rows, cols)).astype(np.uint8)
+    allowed |= hand
     for _ in range(math.ceil(GROW_MM / g.grid_mm)):
         grown = cv2.dilate(hand, kernel) & allowed
         if np.array_equal(grown, hand):
             break
         hand = grown
+    hand &= like | cv2.erode(hand, kernel)
     return hand.astype(bool)
+
+
+HAND_DE = 14.0  # a cell further than this from every colour of the hand's core is not the hand
+SHADE_WEIGHT = 0.5  # a hand is darker towards its outline (it is round): brightness counts for less
+
+
+def hand_like(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
+    """Per cell (normalised BGR uint8, (n, 3)): nearer one of the colours of the hand's ``core`` cells
+    than the board's colour at the cell's own brightness, and near enough one of them."""
+    from vision import classify
+    from vision.colour import bgr_to_lab
+
+    if not core.any():
+        return np.zeros(len(colours), bool)
+    c = colours.astype(np.float32) / 255.0
+    lab = bgr_to_lab(c)
+    bg = background_bgr.astype(np.float32)
+    k = np.clip((c @ classify.LUMA) / float(bg @ classify.LUMA), 0.25, 1.3)
+    d_board = np.linalg.norm(lab - bgr_to_lab(k[:, None] * bg), axis=1)
+    samples = lab[core]
+    n_centres = int(min(4, max(1, len(samples) // 20)))
+    if len(samples) > n_centres:
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5)
+        _, _, centres = cv2.kmeans(samples.astype(np.float32), n_centres, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+    else:
+        centres = samples
+    w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
+    d_hand = np.linalg.norm((lab[:, None, :] - centres[None]) * w, axis=2).min(axis=1)
+    return (d_hand < d_board) & (d_hand < HAND_DE)
 
 
 def zone_coverage(hand: np.ndarray | None, rect: tuple[int, int, int, int]) -> float:

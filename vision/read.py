@@ -36,6 +36,7 @@ from vision.locate import Location, Locator
 
 PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first three: a lit top face
 EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves of a glare; shadows
+EXPLAIN_DE = 12.0  # a grid cell this close to one of its zone's pieces is that piece, not a hand
 WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is no evidence of the piece
 HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
 LOW_CONFIDENCE = 0.6
@@ -101,22 +102,32 @@ class LightField:
 
 
 def _fit_field(basis: np.ndarray, colours: np.ndarray) -> LightField | None:
-    """Fit the light field, or None. Starts from the median, so that a hand over a third of the
-    background cannot steer it, then drops outliers."""
+    """Fit the light field, or None. Shadows only take light away, so the board as lit is the upper side
+    of its cells: each pass drops the cells well below the surface (a hand's shadow may lie over half the
+    free board, and a fit through the median would then take the shadow for the light) and those far
+    above it or off its colour (a pale hand, a sleeve)."""
     if len(colours) < 6:
         return None
     logc = np.log(np.clip(colours, 1e-3, None))
-    resid = np.abs(logc - np.median(logc, axis=0)).max(axis=1)
-    keep = resid < max(0.12, float(np.percentile(resid, 50)) * 2)
+    chroma = logc - logc.mean(axis=1, keepdims=True)
+    keep = np.abs(chroma - np.median(chroma, axis=0)).max(axis=1) < 0.12
+    if keep.sum() < 6:
+        keep[:] = True
     coef = None
     ridge = np.diag([1e-6, 1e-6, 1e-6, 1.0, 1.0, 1.0])
-    for _ in range(3):
+    for _ in range(5):
         if keep.sum() < 6:
             break
         b = basis[keep]
         coef = np.linalg.solve(b.T @ b + FIELD_RIDGE * keep.sum() * ridge, b.T @ logc[keep])
-        resid = np.abs(basis @ coef - logc).max(axis=1)
-        keep = resid < max(0.05, 3.0 * float(np.median(resid[keep])))
+        resid = logc - basis @ coef
+        level = resid.mean(axis=1)
+        tint = np.abs(resid - level[:, None]).max(axis=1)
+        spread = max(0.02, 1.4826 * float(np.median(np.abs(level[keep]))))
+        new = (level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread)) & (tint < max(0.05, 3 * spread))
+        if np.array_equal(new, keep):
+            break
+        keep = new
     if coef is None:
         return None
     fitted = logc[keep] if keep.sum() >= 6 else logc
@@ -170,6 +181,18 @@ class Reader:
         self.count_tables = {k: classify.nearest_table(
             self.prototypes, np.array([label in labels or label == "empty" for label in self.labels]))
             for labels, k in sets.items() if k in self._count_set}
+        # A grid cell inside a zone whose colour is one of that zone's pieces is "explained": a hand found
+        # nearby does not grow over it (the piece stays readable).
+        explain = [classify.label_table(self.prototypes, np.array([label in labels or label == "empty"
+                                                                   for label in self.labels]), EXPLAIN_DE)
+                   for labels in sets]
+        self._explain = np.stack(explain) if explain else np.zeros((0, classify.LEVELS ** 3), np.uint8)
+        rows, cols = g.grid_shape
+        self._cell_set = np.full((rows, cols), -1, np.int64)
+        for zid, k in zip((*g.slot_ids, *g.count_ids), zone_set, strict=True):
+            r0, c0, r1, c1 = g.zone_grid_rects[zid]
+            self._cell_set[r0:r1, c0:c1] = k
+        self._cell_set = self._cell_set.ravel()
         self.boards = classify.board_tables(model.background_bgr)
         self.board = self.boards[-1]  # the most tolerant: to pick the light field's cells before the noise is known
         self._background_lab = bgr_to_lab(model.background_bgr)
@@ -237,17 +260,12 @@ class Reader:
         return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def light_field(self, grid_means: np.ndarray) -> LightField | None:
-        """The light over the board, fitted on free background cells. Cells that do not look like the
-        board under the median light (a hand, a sleeve, a stray object) are left out first: a smooth
-        surface would otherwise bend towards a big one."""
+        """The light over the board, fitted on free background cells (``_fit_field`` leaves out a hand,
+        a sleeve, a stray object and shadows)."""
         cells = grid_means[self._field_cells]
         if len(cells) == 0:
             return None
-        gain = self.model.background_bgr * 255.0 / np.maximum(np.median(cells, axis=0), 1.0)
-        ok = self.board[classify.index(classify.to_uint8(cells * gain / 255.0))]
-        if ok.sum() < max(12, 0.2 * len(cells)):
-            ok[:] = True
-        return _fit_field(self._field_basis[ok], cells[ok])
+        return _fit_field(self._field_basis, cells)
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
         g = self.geometry
@@ -269,8 +287,12 @@ class Reader:
         grid_norm = classify.to_uint8(grid_means * gain_grid / 255.0)
         grid_idx = classify.index(grid_norm)
         unseen = [m.id for m in self.layout.markers if m.id not in location.markers] if location.markers else []
-        cells, blocks = self._not_board(grid_norm, grid_idx)
-        hands = hand_mask(cells, g, self.layout, unseen, faint=blocks)
+        cells = self._not_board(grid_norm, grid_idx)
+        in_zone = self._cell_set >= 0
+        explained = np.zeros(len(grid_idx), bool)
+        code = self._explain[self._cell_set[in_zone], grid_idx[in_zone]]
+        explained[in_zone] = (code < classify.HIGHLIGHT) & (code >= 16)  # a piece's colour (label 0: the board)
+        hands = hand_mask(cells, grid_norm, self.model.background_bgr, g, self.layout, unseen, explained)
         zones = self._read_slots(slot_means, gain_slot, hands)
         counts = {}
         cover = self._zone_cover(hands)[len(g.slot_ids):]
@@ -312,16 +334,9 @@ class Reader:
         return [cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
                 for m1, m2 in self.count_maps(location.homography, lens)]
 
-    def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Grid cells that are not the board's background: each cell against the frame's noise; and each
-        3 x 3 block's mean against a third of it (in dim light a pale palm differs from a beige board by
-        less than one cell's noise, but a hand is many cells wide)."""
-        level = self._noise_level(grid_norm)
-        rows, cols = self.geometry.grid_shape
-        block = cv2.blur(grid_norm.reshape(rows, cols, 3), (3, 3), borderType=cv2.BORDER_REPLICATE).reshape(-1, 3)
-        noise = classify.NOISE_LEVELS[level] / 3
-        block_level = min(int(np.searchsorted(classify.NOISE_LEVELS, noise)), len(classify.NOISE_LEVELS) - 1)
-        return ~self.boards[level][grid_idx], ~self.boards[block_level][classify.index(block)]
+    def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
+        """Grid cells that are not the board's background, against the frame's noise."""
+        return ~self.boards[self._noise_level(grid_norm)][grid_idx]
 
     def _noise_level(self, grid_norm: np.ndarray) -> int:
         """How noisy this frame's normalised board is, as an index of NOISE_LEVELS: the median ΔE of the

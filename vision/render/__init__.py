@@ -323,4 +323,4 @@ def _truth(layout: Layout, state, c: Conditions, camera, hand_polys) -> dict[str
     return {"layout": layout.name, "zones": zones, "counts": counts, "partly_hidden": partly,
             "markers_visible": visible, "homography": camera.homography.tolist(),
             "conditions": {"lighting": c.lighting.name, "hand": c.hand is not None, "foreign": list(c.foreign),
-                           "pose": asdict(c.pose)}}
+                           "pose": asdict(c.pose), **({"hand_mm": asdict(c.hand)} if c.hand else {})}}
