@@ -10,10 +10,10 @@ only the edge says "arm".
 
 That core is then grown back for a few centimetres (the fingers are thinner than the opening) over the
 cells that look like the hand: nearer one of the colours of its own core than the board's colour at the
-same brightness. That two-way choice is finer than "not board" (a pale palm over a beige board in dim
-light) and stops at the pieces the hand touches (their colours are not the hand's), which stay readable.
-Cells of a zone showing one of that zone's pieces' colours are not grown over; the core's outline cells
-that look like the board are given back to it (the opening squares the core off).
+same brightness, and than the nearest colour of the pieces the cell's zone may hold. That choice is finer
+than "not board" (a pale palm over a beige board in dim light) and stops at the pieces the hand touches,
+which stay readable; pieces the core's blob took in (a pile next to the wrist) are given back the same
+way, and so are the core's outline cells that look like the board (the opening squares the core off).
 """
 
 from __future__ import annotations
@@ -30,15 +30,17 @@ OPEN_MM = 30.0
 CLOSE_MM = 8.0  # noise and a finger's darker outline leave holes this size in a hand
 GROW_MM = 40.0
 MIN_HAND_MM2 = 1500.0  # what is left of the smallest hand and arm on the board after the opening
+WRIST_MM = 20.0  # a blob this near an arm's is its palm, across a wrist that looks like the board
 EDGE_MM = 4.0  # an arm crosses the board's edge: its blob reaches the outermost cells
 ZONE_SPILL_MM = 8.0  # a blob within a zone and this margin is the zone's own pieces (a pile in a tray)
 ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little overhangs its place)
 
 
 def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, g: BoardGeometry,
-              layout: Layout, unseen_markers=(), explained: np.ndarray | None = None) -> np.ndarray:
+              layout: Layout, unseen_markers=(), piece_de: np.ndarray | None = None) -> np.ndarray:
     """Per grid cell (flat arrays): ``not_board``, not the board's background; ``colours``, its light-
-    normalised BGR (uint8); ``explained``, inside a zone and coloured like one of its pieces.
+    normalised BGR (uint8); ``piece_de``, inside a zone, the ΔE to the nearest of that zone's pieces'
+    colours (inf elsewhere).
     ``unseen_markers``: ids of the layout's markers not detected in this frame (an arm over one hides it:
     its cells then count as covered, so that the arm still reaches the board's edge across it).
     Returns (rows, cols) bool: under a hand."""
@@ -51,38 +53,29 @@ def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.nda
     mask = ((not_board.reshape(rows, cols) & ~g.grid_marker) | covered).astype(np.uint8)
     n_close = max(2, math.ceil(CLOSE_MM / g.grid_mm))
     closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((n_close, n_close), np.uint8))
-    n_open = max(3, math.ceil(OPEN_MM / g.grid_mm))
-    opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((n_open, n_open), np.uint8))
-    if not opened.any():
+    hand = _arms(closed, covered, g, layout)
+    if not hand.any():
         return np.zeros((rows, cols), bool)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-    e = max(1, math.ceil(EDGE_MM / g.grid_mm))
-    zones = []
-    for z in layout.zones:
-        spill = math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm)
-        r0, c0, r1, c1 = g.zone_grid_rects[z.id]
-        zones.append((r0 - spill, c0 - spill, r1 + spill, c1 + spill))
-    keep = []
-    for i in range(1, n):
-        x, y, w, h, area = stats[i]
-        if area * g.grid_mm ** 2 < MIN_HAND_MM2:
-            continue  # smaller than any palm: a glint or a dark patch at the board's edge
-        if not (x < e or y < e or x + w > cols - e or y + h > rows - e):
-            continue  # no arm: a stray object, or piles in neighbouring trays joined into one blob
-        if not any(r0 <= y and c0 <= x and y + h <= r1 and x + w <= c1 for r0, c0, r1, c1 in zones):
-            keep.append(i)  # (within one zone and its margin: that zone's own card or pile)
-    if not keep:
-        return np.zeros((rows, cols), bool)
-    hand = np.isin(labels, keep).astype(np.uint8)
     kernel = np.ones((3, 3), np.uint8)
     # The hand's own colours come from its core's inner cells that are not board (the closing filled
     # some board in; the outline's cells mix hand and board).
+    # (Nor from cells coloured like their zone's pieces: a pile the hand's blob took in.)
     inner = (cv2.erode(hand, kernel) & mask).ravel().astype(bool)
-    like = hand_like(colours, inner, background_bgr).reshape(rows, cols).astype(np.uint8)
-    allowed = like | g.grid_marker.astype(np.uint8)
-    if explained is not None:
-        allowed &= (~explained.reshape(rows, cols)).astype(np.uint8)
-    allowed |= hand
+    if piece_de is not None:
+        inner &= ~np.isfinite(piece_de)
+    like, piece = hand_like(colours, inner, background_bgr, piece_de)
+    like = like.reshape(rows, cols).astype(np.uint8)
+    piece = piece.reshape(rows, cols)
+    took_pile = bool((hand.astype(bool) & piece & _pile_cells(g, layout)).any())
+    hand &= (~piece).astype(np.uint8)  # pieces the blob took in are given back
+    if took_pile:
+        # What is left of a blob that took in a pile must still hold an arm: a pile's shadows and sides,
+        # once its cubes are given back, do not.
+        arms = _arms(hand, covered, g, layout)
+        _, labels = cv2.connectedComponents(hand, connectivity=8)
+        kept = np.unique(labels[(arms > 0) & (hand > 0)])
+        hand = np.isin(labels, kept[kept > 0]).astype(np.uint8)
+    allowed = like | g.grid_marker.astype(np.uint8) | hand
     for _ in range(math.ceil(GROW_MM / g.grid_mm)):
         grown = cv2.dilate(hand, kernel) & allowed
         if np.array_equal(grown, hand):
@@ -92,18 +85,72 @@ def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.nda
     return hand.astype(bool)
 
 
+def _pile_cells(g: BoardGeometry, layout: Layout) -> np.ndarray:
+    cells = np.zeros(g.grid_shape, bool)
+    for z in layout.zones:
+        if z.kind == "count":
+            r0, c0, r1, c1 = g.zone_grid_rects[z.id]
+            cells[r0:r1, c0:c1] = True
+    return cells
+
+
+def _arms(closed: np.ndarray, covered: np.ndarray, g: BoardGeometry, layout: Layout) -> np.ndarray:
+    """The blobs of ``closed`` (uint8 grid mask) that an opening leaves big enough, reaching the board's
+    edge and not within one zone, with the blobs near them (a palm beyond a wrist that looks like the
+    board): uint8 mask of the opened blobs kept."""
+    rows, cols = g.grid_shape
+    n_open = max(3, math.ceil(OPEN_MM / g.grid_mm))
+    # (Near the grid's border cv2's erosion sees ones outside: a blob that comes within the square's
+    # size of the edge is opened out to it, as an arm partly off the board should be.)
+    opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((n_open, n_open), np.uint8))
+    if not opened.any():
+        return opened
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    e = max(1, math.ceil(EDGE_MM / g.grid_mm))
+    zones = []
+    for z in layout.zones:
+        spill = math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm)
+        r0, c0, r1, c1 = g.zone_grid_rects[z.id]
+        zones.append((r0 - spill, c0 - spill, r1 + spill, c1 + spill))
+    seen = np.bincount(labels[~covered], minlength=n)  # a hidden marker alone is no hand
+    keep, near = [], []
+    for i in range(1, n):
+        x, y, w, h, _ = stats[i]
+        if seen[i] * g.grid_mm ** 2 < MIN_HAND_MM2:
+            continue  # smaller than any palm: a glint or a dark patch at the board's edge
+        if any(r0 <= y and c0 <= x and y + h <= r1 and x + w <= c1 for r0, c0, r1, c1 in zones):
+            continue  # within one zone and its margin: that zone's own card or pile
+        if x < e or y < e or x + w > cols - e or y + h > rows - e:
+            keep.append(i)
+        else:
+            near.append(i)  # no arm of its own: a stray object, piles in neighbouring trays joined into
+            # one blob, or a palm beyond a wrist that looks like the board
+    hand = np.isin(labels, keep).astype(np.uint8)
+    if keep and near:
+        n_wrist = math.ceil(WRIST_MM / g.grid_mm)
+        reach = cv2.dilate(hand, np.ones((2 * n_wrist + 1, 2 * n_wrist + 1), np.uint8))
+        joined = [i for i in near if reach[labels == i].any()]
+        if joined:
+            hand |= np.isin(labels, joined).astype(np.uint8)
+    return hand
+
+
 HAND_DE = 14.0  # a cell further than this from every colour of the hand's core is not the hand
 SHADE_WEIGHT = 0.5  # a hand is darker towards its outline (it is round): brightness counts for less
 
 
-def hand_like(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
-    """Per cell (normalised BGR uint8, (n, 3)): nearer one of the colours of the hand's ``core`` cells
-    than the board's colour at the cell's own brightness, and near enough one of them."""
+def hand_like(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray,
+              piece_de: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell (normalised BGR uint8, (n, 3)): (like the hand: nearer one of the colours of the hand's
+    ``core`` cells than the board's colour at the cell's own brightness and than its zone's nearest
+    piece colour (``piece_de``), and near enough one of them; like a piece: nearer that piece colour
+    than the hand's)."""
     from vision import classify
     from vision.colour import bgr_to_lab
 
     if not core.any():
-        return np.zeros(len(colours), bool)
+        nothing = np.zeros(len(colours), bool)
+        return nothing, nothing
     c = colours.astype(np.float32) / 255.0
     lab = bgr_to_lab(c)
     bg = background_bgr.astype(np.float32)
@@ -118,7 +165,10 @@ def hand_like(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray)
         centres = samples
     w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
     d_hand = np.linalg.norm((lab[:, None, :] - centres[None]) * w, axis=2).min(axis=1)
-    return (d_hand < d_board) & (d_hand < HAND_DE)
+    like = (d_hand < d_board) & (d_hand < HAND_DE)
+    if piece_de is None:
+        return like, np.zeros_like(like)
+    return like & (d_hand < piece_de), piece_de < d_hand
 
 
 def zone_coverage(hand: np.ndarray | None, rect: tuple[int, int, int, int]) -> float:

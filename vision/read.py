@@ -288,11 +288,8 @@ class Reader:
         grid_idx = classify.index(grid_norm)
         unseen = [m.id for m in self.layout.markers if m.id not in location.markers] if location.markers else []
         cells = self._not_board(grid_norm, grid_idx)
-        in_zone = self._cell_set >= 0
-        explained = np.zeros(len(grid_idx), bool)
-        code = self._explain[self._cell_set[in_zone], grid_idx[in_zone]]
-        explained[in_zone] = (code < classify.HIGHLIGHT) & (code >= 16)  # a piece's colour (label 0: the board)
-        hands = hand_mask(cells, grid_norm, self.model.background_bgr, g, self.layout, unseen, explained)
+        hands = hand_mask(cells, grid_norm, self.model.background_bgr, g, self.layout, unseen,
+                          self._piece_de(grid_norm, grid_idx))
         zones = self._read_slots(slot_means, gain_slot, hands)
         counts = {}
         cover = self._zone_cover(hands)[len(g.slot_ids):]
@@ -333,6 +330,19 @@ class Reader:
         lens = location.lens or self.locator.lens
         return [cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
                 for m1, m2 in self.count_maps(location.homography, lens)]
+
+    def _piece_de(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
+        """Per grid cell inside a zone and coloured like one of its pieces, the ΔE to that piece's
+        colour; inf elsewhere (the hand mask weighs it against the hand's own colours)."""
+        de = np.full(len(grid_idx), np.inf, np.float32)
+        in_zone = np.flatnonzero(self._cell_set >= 0)
+        code = self._explain[self._cell_set[in_zone], grid_idx[in_zone]]
+        piece = (code < classify.HIGHLIGHT) & (code >= 16)  # label 0 is the board
+        cells, code = in_zone[piece], code[piece].astype(np.int64)
+        if len(cells):
+            lab = bgr_to_lab(grid_norm[cells].astype(np.float32) / 255.0)
+            de[cells] = np.linalg.norm(lab - self.prototypes[code // 16, code % 16], axis=1)
+        return de
 
     def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
         """Grid cells that are not the board's background, against the frame's noise."""
