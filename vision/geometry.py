@@ -21,7 +21,7 @@ SLOT_INSET_MM = 1.5  # keep away from the printed outline of the slot
 COUNT_MARGIN_MM = 12.0
 COUNT_PX_PER_MM = 1.0  # count zones are sampled again from the frame, finer than the canonical image (about
 # the frame's own resolution there: finer costs time and counts no better)
-GRID_CELLS = 10_000  # budget for the coarse board grid
+GRID_CELLS = 25_000  # budget for the coarse board grid
 GRID_MIN_MM = 4.0
 
 

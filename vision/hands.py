@@ -19,6 +19,7 @@ way, and so are the core's outline cells that look like the board (the opening s
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -37,13 +38,14 @@ ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little
 
 
 def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, g: BoardGeometry,
-              layout: Layout, unseen_markers=(), piece_de: np.ndarray | None = None) -> np.ndarray:
+              layout: Layout, unseen_markers=(), piece_de: np.ndarray | None = None
+              ) -> tuple[np.ndarray, HandColours | None]:
     """Per grid cell (flat arrays): ``not_board``, not the board's background; ``colours``, its light-
     normalised BGR (uint8); ``piece_de``, inside a zone, the ΔE to the nearest of that zone's pieces'
     colours (inf elsewhere).
     ``unseen_markers``: ids of the layout's markers not detected in this frame (an arm over one hides it:
     its cells then count as covered, so that the arm still reaches the board's edge across it).
-    Returns (rows, cols) bool: under a hand."""
+    Returns (rows, cols) bool, under a hand, and the hand's colours (None without a hand)."""
     rows, cols = g.grid_shape
     covered = np.zeros((rows, cols), bool)
     for marker_id in unseen_markers:
@@ -55,7 +57,7 @@ def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.nda
     closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((n_close, n_close), np.uint8))
     hand = _arms(closed, covered, g, layout)
     if not hand.any():
-        return np.zeros((rows, cols), bool)
+        return np.zeros((rows, cols), bool), None
     kernel = np.ones((3, 3), np.uint8)
     # The hand's own colours come from its core's inner cells that are not board (the closing filled
     # some board in; the outline's cells mix hand and board).
@@ -63,7 +65,14 @@ def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.nda
     inner = (cv2.erode(hand, kernel) & mask).ravel().astype(bool)
     if piece_de is not None:
         inner &= ~np.isfinite(piece_de)
-    like, piece = hand_like(colours, inner, background_bgr, piece_de)
+    model = hand_colours(colours, inner, background_bgr)
+    if model is None:
+        return hand.astype(bool), None
+    n_grow = math.ceil(GROW_MM / g.grid_mm)
+    reach = np.flatnonzero(cv2.dilate(hand, np.ones((2 * n_grow + 3, 2 * n_grow + 3), np.uint8)))
+    like, piece = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)  # only cells the hand can reach
+    like[reach], piece[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
+                                           None if piece_de is None else piece_de[reach])
     like = like.reshape(rows, cols).astype(np.uint8)
     piece = piece.reshape(rows, cols)
     took_pile = bool((hand.astype(bool) & piece & _pile_cells(g, layout)).any())
@@ -76,13 +85,13 @@ def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.nda
         kept = np.unique(labels[(arms > 0) & (hand > 0)])
         hand = np.isin(labels, kept[kept > 0]).astype(np.uint8)
     allowed = like | g.grid_marker.astype(np.uint8) | hand
-    for _ in range(math.ceil(GROW_MM / g.grid_mm)):
+    for _ in range(n_grow):
         grown = cv2.dilate(hand, kernel) & allowed
         if np.array_equal(grown, hand):
             break
         hand = grown
     hand &= like | cv2.erode(hand, kernel)
-    return hand.astype(bool)
+    return hand.astype(bool), model
 
 
 def _pile_cells(g: BoardGeometry, layout: Layout) -> np.ndarray:
@@ -107,18 +116,16 @@ def _arms(closed: np.ndarray, covered: np.ndarray, g: BoardGeometry, layout: Lay
         return opened
     n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
     e = max(1, math.ceil(EDGE_MM / g.grid_mm))
-    zones = []
-    for z in layout.zones:
-        spill = math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm)
-        r0, c0, r1, c1 = g.zone_grid_rects[z.id]
-        zones.append((r0 - spill, c0 - spill, r1 + spill, c1 + spill))
+    spills = np.array([math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm) for z in layout.zones])
+    r0, c0, r1, c1 = np.array([g.zone_grid_rects[z.id] for z in layout.zones]).reshape(-1, 4).T
+    r0, c0, r1, c1 = r0 - spills, c0 - spills, r1 + spills, c1 + spills
     seen = np.bincount(labels[~covered], minlength=n)  # a hidden marker alone is no hand
     keep, near = [], []
     for i in range(1, n):
         x, y, w, h, _ = stats[i]
         if seen[i] * g.grid_mm ** 2 < MIN_HAND_MM2:
             continue  # smaller than any palm: a glint or a dark patch at the board's edge
-        if any(r0 <= y and c0 <= x and y + h <= r1 and x + w <= c1 for r0, c0, r1, c1 in zones):
+        if np.any((r0 <= y) & (c0 <= x) & (y + h <= r1) & (x + w <= c1)):
             continue  # within one zone and its margin: that zone's own card or pile
         if x < e or y < e or x + w > cols - e or y + h > rows - e:
             keep.append(i)
@@ -139,42 +146,48 @@ HAND_DE = 14.0  # a cell further than this from every colour of the hand's core 
 SHADE_WEIGHT = 0.5  # a hand is darker towards its outline (it is round): brightness counts for less
 
 
-def hand_like(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray,
-              piece_de: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per cell (normalised BGR uint8, (n, 3)): (like the hand: nearer one of the colours of the hand's
-    ``core`` cells than the board's colour at the cell's own brightness and than its zone's nearest
-    piece colour (``piece_de``), and near enough one of them; like a piece: nearer that piece colour
-    than the hand's)."""
-    from vision import classify
+@dataclass(frozen=True)
+class HandColours:
+    """The colours a hand shows in this frame (Lab, a few k-means centres of its core), to tell which
+    cells look like it."""
+    centres: np.ndarray
+    background_bgr: np.ndarray
+
+    def like(self, bgr01: np.ndarray, piece_de: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per colour (normalised BGR 0..1, (n, 3)): (like the hand: nearer one of its colours than the
+        board's colour at the same brightness and than the nearest colour of the pieces the cell's zone
+        may hold (``piece_de``), and near enough one of them; like a piece: nearer that piece colour than
+        the hand's)."""
+        from vision import classify
+        from vision.colour import bgr_to_lab
+
+        lab = bgr_to_lab(bgr01)
+        bg = self.background_bgr.astype(np.float32)
+        k = np.clip((bgr01 @ classify.LUMA) / float(bg @ classify.LUMA), 0.25, 1.3)
+        d_board = np.linalg.norm(lab - bgr_to_lab(k[:, None] * bg), axis=1)
+        w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
+        d_hand = np.linalg.norm((lab[:, None, :] - self.centres[None]) * w, axis=2).min(axis=1)
+        like = (d_hand < d_board) & (d_hand < HAND_DE)
+        if piece_de is None:
+            return like, np.zeros_like(like)
+        return like & (d_hand < piece_de), piece_de < d_hand
+
+
+def hand_colours(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray) -> HandColours | None:
+    """The colours of the hand's ``core`` cells (normalised BGR uint8, (n, 3); ``core`` (n,) bool)."""
     from vision.colour import bgr_to_lab
 
     if not core.any():
-        nothing = np.zeros(len(colours), bool)
-        return nothing, nothing
-    c = colours.astype(np.float32) / 255.0
-    lab = bgr_to_lab(c)
-    bg = background_bgr.astype(np.float32)
-    k = np.clip((c @ classify.LUMA) / float(bg @ classify.LUMA), 0.25, 1.3)
-    d_board = np.linalg.norm(lab - bgr_to_lab(k[:, None] * bg), axis=1)
-    samples = lab[core]
+        return None
+    samples = bgr_to_lab(colours[core].astype(np.float32) / 255.0)
     n_centres = int(min(4, max(1, len(samples) // 20)))
     if len(samples) > n_centres:
+        # Start from brightness bands (sleeve, skin, their shaded outline), not random centres: the same
+        # frame always reads the same.
+        start = (np.argsort(np.argsort(samples[:, 0])) * n_centres // len(samples)).astype(np.int32)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5)
-        _, _, centres = cv2.kmeans(samples.astype(np.float32), n_centres, None, criteria, 1, cv2.KMEANS_PP_CENTERS)
+        _, _, centres = cv2.kmeans(samples.astype(np.float32), n_centres, start.reshape(-1, 1), criteria, 1,
+                                   cv2.KMEANS_USE_INITIAL_LABELS)
     else:
         centres = samples
-    w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
-    d_hand = np.linalg.norm((lab[:, None, :] - centres[None]) * w, axis=2).min(axis=1)
-    like = (d_hand < d_board) & (d_hand < HAND_DE)
-    if piece_de is None:
-        return like, np.zeros_like(like)
-    return like & (d_hand < piece_de), piece_de < d_hand
-
-
-def zone_coverage(hand: np.ndarray | None, rect: tuple[int, int, int, int]) -> float:
-    """Fraction of a zone's grid cells under the hand mask."""
-    if hand is None:
-        return 0.0
-    r0, c0, r1, c1 = rect
-    patch = hand[r0:r1, c0:c1]
-    return float(patch.mean()) if patch.size else 0.0
+    return HandColours(np.asarray(centres, np.float32), background_bgr)

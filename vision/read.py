@@ -288,8 +288,8 @@ class Reader:
         grid_idx = classify.index(grid_norm)
         unseen = [m.id for m in self.layout.markers if m.id not in location.markers] if location.markers else []
         cells = self._not_board(grid_norm, grid_idx)
-        hands = hand_mask(cells, grid_norm, self.model.background_bgr, g, self.layout, unseen,
-                          self._piece_de(grid_norm, grid_idx))
+        hands, _ = hand_mask(cells, grid_norm, self.model.background_bgr, g, self.layout, unseen,
+                             self._piece_de(grid_norm, grid_idx))
         zones = self._read_slots(slot_means, gain_slot, hands)
         counts = {}
         cover = self._zone_cover(hands)[len(g.slot_ids):]
