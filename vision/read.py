@@ -85,6 +85,10 @@ class Reading:
 
 FIELD_RIDGE = 0.02  # per cell: holds back the curvature terms where the free cells do not pin them down
 FIELD_SLACK = 0.1  # log units the field may leave the range of the cells it was fitted on
+BOARD_CHROMA = 0.08  # log-chromaticity a board cell may be off the board's colour under the markers' light
+CHROMA_MIN = 0.06  # a grid cell this far off the board's chromaticity (log ratio) is not the board ...
+CHROMA_SPAN = 4.0  # ... nor one this many times the free board's median distance (the frame's noise)
+MIN_BOARD_SHARE = 0.25  # fewer free cells than this of the board's colour: the board's print is not its palette
 
 
 @dataclass(frozen=True)
@@ -101,16 +105,22 @@ class LightField:
         return ref / np.exp(np.clip(basis @ self.coef, self.lo - FIELD_SLACK, self.hi + FIELD_SLACK))
 
 
-def _fit_field(basis: np.ndarray, colours: np.ndarray) -> LightField | None:
-    """Fit the light field, or None. Shadows only take light away, so the board as lit is the upper side
-    of its cells: each pass drops the cells well below the surface (a hand's shadow may lie over half the
-    free board, and a fit through the median would then take the shadow for the light) and those far
-    above it or off its colour (a pale hand, a sleeve)."""
+def _fit_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.ndarray | None = None) -> LightField | None:
+    """Fit the light field, or None. The cells it starts from have the board's colour under this light
+    (``board_chroma``, log-chromaticity, from the markers' white paper): a hand over most of a small
+    board, or a hand's colour close to the board's, would otherwise set the median. Shadows only take
+    light away, so the board as lit is the upper side of its cells: each pass drops the cells well below
+    the surface (a hand's shadow may lie over half the free board) and those far above it or off its
+    colour (a pale hand, a sleeve)."""
     if len(colours) < 6:
         return None
     logc = np.log(np.clip(colours, 1e-3, None))
     chroma = logc - logc.mean(axis=1, keepdims=True)
-    keep = np.abs(chroma - np.median(chroma, axis=0)).max(axis=1) < 0.12
+    keep = np.zeros(len(colours), bool)
+    if board_chroma is not None:
+        keep = np.abs(chroma - board_chroma).max(axis=1) < BOARD_CHROMA
+    if keep.sum() < max(6, MIN_BOARD_SHARE * len(colours)):  # (a board printed unlike its palette)
+        keep = np.abs(chroma - np.median(chroma, axis=0)).max(axis=1) < 0.12
     if keep.sum() < 6:
         keep[:] = True
     coef = None
@@ -119,7 +129,13 @@ def _fit_field(basis: np.ndarray, colours: np.ndarray) -> LightField | None:
         if keep.sum() < 6:
             break
         b = basis[keep]
-        coef = np.linalg.solve(b.T @ b + FIELD_RIDGE * keep.sum() * ridge, b.T @ logc[keep])
+        # One light: its colour is the same everywhere (three constants), only its strength varies (one
+        # surface). A surface per channel could tint the board where no cell pins it down, under a hand,
+        # until the hand looked like the board.
+        colour = logc[keep].mean(axis=0)
+        shape = np.linalg.solve(b.T @ b + FIELD_RIDGE * keep.sum() * ridge, b.T @ (logc[keep] - colour).mean(axis=1))
+        coef = np.repeat(shape[:, None], 3, axis=1)
+        coef[0] += colour
         resid = logc - basis @ coef
         level = resid.mean(axis=1)
         tint = np.abs(resid - level[:, None]).max(axis=1)
@@ -194,6 +210,8 @@ class Reader:
             self._cell_set[r0:r1, c0:c1] = k
         self._cell_set = self._cell_set.ravel()
         self.boards = classify.board_tables(model.background_bgr)
+        bg_log = np.log(model.background_bgr * 255.0 + 0.5)
+        self._board_chroma = (bg_log - bg_log.mean()).astype(np.float32)
         self.board = self.boards[-1]  # the most tolerant: to pick the light field's cells before the noise is known
         self._background_lab = bgr_to_lab(model.background_bgr)
         slots = [layout.zone(z) for z in g.slot_ids]
@@ -211,6 +229,15 @@ class Reader:
         self._count_basis = _basis(g.count_centres_mm, layout.size)
         self._zone_rects = np.array([g.zone_grid_rects[z] for z in (*g.slot_ids, *g.count_ids)],
                                     np.int64).reshape(-1, 4)
+        s = g.px_per_mm
+        self._marker_px = {}
+        for m in layout.markers:  # the sticker: pattern and its one module of white quiet zone
+            (left, top), (right, bottom) = m.corners()[0], m.corners()[2]
+            pad = m.size / 6 - 0.8
+            x0, y0 = max(0, round((left - pad) * s)), max(0, round((top - pad) * s))
+            x1, y1 = min(g.size_px[0], round((right + pad) * s)), min(g.size_px[1], round((bottom + pad) * s))
+            if x1 > x0 and y1 > y0:
+                self._marker_px[m.id] = (x0, y0, x1, y1)
         self.cards = CardZones(layout, cards)  # card zones: recognised against enrolled cards (vision/cards)
         self._maps: tuple[bytes, Any] | None = None
         self._count_maps: tuple[bytes, list] | None = None
@@ -259,13 +286,32 @@ class Reader:
         m1, m2 = self._maps[1]
         return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def light_field(self, grid_means: np.ndarray) -> LightField | None:
+    def light_field(self, grid_means: np.ndarray, white: np.ndarray | None = None) -> LightField | None:
         """The light over the board, fitted on free background cells (``_fit_field`` leaves out a hand,
-        a sleeve, a stray object and shadows)."""
+        a sleeve, a stray object and shadows). ``white``: the markers' white paper in this frame (BGR),
+        which gives the light's colour."""
         cells = grid_means[self._field_cells]
         if len(cells) == 0:
             return None
-        return _fit_field(self._field_basis, cells)
+        board_chroma = None
+        if white is not None:
+            expected = np.log(np.clip(self.model.background_bgr, 1e-3, None)) + np.log(np.clip(white, 1e-3, None))
+            board_chroma = expected - expected.mean()
+        return _fit_field(self._field_basis, cells, board_chroma)
+
+    def marker_white(self, canonical: np.ndarray, seen: tuple[int, ...] = ()) -> np.ndarray | None:
+        """The colour of the markers' white paper in the canonical image (BGR, 0..255): the brighter
+        part of each marker sticker seen, the median over the markers (a hand over one is outvoted)."""
+        whites = []
+        for marker_id, (x0, y0, x1, y1) in self._marker_px.items():
+            if seen and marker_id not in seen:
+                continue
+            px = canonical[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
+            if len(px) < 16:
+                continue
+            luma = px @ classify.LUMA
+            whites.append(px[luma >= np.percentile(luma, 70)].mean(axis=0))
+        return np.median(np.array(whites), axis=0) if whites else None
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
         g = self.geometry
@@ -276,7 +322,7 @@ class Reader:
         grid_means = cv2.resize(crop, (cols, rows), interpolation=cv2.INTER_AREA).reshape(-1, 3)
         grid_means = grid_means.astype(np.float32)
         ref = self.model.background_bgr * 255.0
-        field = self.light_field(grid_means)
+        field = self.light_field(grid_means, self.marker_white(canonical, location.markers))
         if field is None:  # no free background at all: grey-world over the whole board instead
             gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
             gain_grid, gain_slot, gain_count = (np.broadcast_to(gain, (len(b), 3)) for b in
@@ -345,8 +391,16 @@ class Reader:
         return de
 
     def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
-        """Grid cells that are not the board's background, against the frame's noise."""
-        return ~self.boards[self._noise_level(grid_norm)][grid_idx]
+        """Grid cells that are not the board's background, against the frame's noise: unlike the board in
+        Lab at the same brightness, or in chromaticity (colour ratios, which a shadow leaves as they are:
+        a dark hand over a brown board is as dark as a shadow, but redder)."""
+        not_board = ~self.boards[self._noise_level(grid_norm)][grid_idx]
+        c = grid_norm.astype(np.float32) + 0.5
+        logc = np.log(c)
+        d = np.abs(logc - logc.mean(axis=1, keepdims=True) - self._board_chroma).max(axis=1)
+        k = np.clip((c @ classify.LUMA) / (255.0 * float(self.model.background_bgr @ classify.LUMA)), 0.1, 1.0)
+        tolerance = max(CHROMA_MIN, CHROMA_SPAN * float(np.median(d[self._field_cells]))) / np.sqrt(k)
+        return not_board | (d > tolerance)
 
     def _noise_level(self, grid_norm: np.ndarray) -> int:
         """How noisy this frame's normalised board is, as an index of NOISE_LEVELS: the median ΔE of the
