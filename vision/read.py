@@ -139,7 +139,9 @@ def _fit_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.ndarray 
         resid = logc - basis @ coef
         level = resid.mean(axis=1)
         tint = np.abs(resid - level[:, None]).max(axis=1)
-        spread = max(0.02, 1.4826 * float(np.median(np.abs(level[keep]))))
+        # The board's scatter about the surface, from the cells' spread about their own median (not about
+        # the surface, which a big shadow pulls away from both its cells and the lit ones).
+        spread = max(0.02, 1.4826 * float(np.median(np.abs(level[keep] - np.median(level[keep])))))
         new = (level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread)) & (tint < max(0.05, 3 * spread))
         if np.array_equal(new, keep):
             break
