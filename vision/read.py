@@ -396,7 +396,9 @@ class Reader:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in
         Lab at the same brightness, or in chromaticity (colour ratios, which a shadow leaves as they are:
         a dark hand over a brown board is as dark as a shadow, but redder)."""
-        not_board = ~self.boards[self._noise_level(grid_norm)][grid_idx]
+        # (Never below the second level: JPEG's colour fringes along the printed lines are noise that the free
+        # board's cells, which the level is measured on, do not show.)
+        not_board = ~self.boards[max(1, self._noise_level(grid_norm))][grid_idx]
         c = grid_norm.astype(np.float32) + 0.5
         logc = np.log(c)
         d = np.abs(logc - logc.mean(axis=1, keepdims=True) - self._board_chroma).max(axis=1)
