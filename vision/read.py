@@ -39,6 +39,9 @@ EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves 
 EXPLAIN_DE = 12.0  # a grid cell this close to one of its zone's pieces is that piece, not a hand
 WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is no evidence of the piece
 HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
+LOCAL_LIGHT_MM = 24.0  # the board around a slot that tells the light reaching it
+IN_SHADOW = 0.85  # no board cell around a slot brighter than this: a shadow over it
+DARKEST_LIGHT = 0.3  # (no board cell around brighter than this: nothing to tell the light by)
 LOW_CONFIDENCE = 0.6
 
 
@@ -228,6 +231,9 @@ class Reader:
         self._field_basis = _basis(g.grid_centres_mm[self._field_cells], layout.size)
         self._grid_basis = _basis(g.grid_centres_mm, layout.size)
         self._slot_basis = _basis(g.slot_centres_mm, layout.size)
+        rows, cols = g.grid_shape
+        centre_rc = np.clip((g.slot_centres_mm[:, ::-1] / g.grid_mm).astype(np.int64), 0, [rows - 1, cols - 1])
+        self._slot_cell = centre_rc[:, 0] * cols + centre_rc[:, 1] if len(g.slot_ids) else np.zeros(0, np.int64)
         self._count_basis = _basis(g.count_centres_mm, layout.size)
         self._zone_rects = np.array([g.zone_grid_rects[z] for z in (*g.slot_ids, *g.count_ids)],
                                     np.int64).reshape(-1, 4)
@@ -338,6 +344,8 @@ class Reader:
         cells = self._not_board(grid_norm, grid_idx)
         hands, _ = hand_mask(cells, grid_norm, self.model.background_bgr, g, self.layout, unseen,
                              self._piece_de(grid_norm, grid_idx))
+        if len(g.slot_ids):  # a slot in a shadow (a hand's, beside it) is read in the light that reaches it
+            gain_slot = gain_slot / self._local_light(grid_norm, cells, hands)[self._slot_cell][:, None]
         zones = self._read_slots(slot_means, gain_slot, hands)
         counts = {}
         cover = self._zone_cover(hands)[len(g.slot_ids):]
@@ -391,6 +399,19 @@ class Reader:
             lab = bgr_to_lab(grid_norm[cells].astype(np.float32) / 255.0)
             de[cells] = np.linalg.norm(lab - self.prototypes[code // 16, code % 16], axis=1)
         return de
+
+    def _local_light(self, grid_norm: np.ndarray, not_board: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """Per grid cell, the light that reaches the board around it as a fraction of the light field's
+        (which follows the lit board), from the board's own cells within ``LOCAL_LIGHT_MM``; left at 1
+        unless plainly in a shadow."""
+        rows, cols = self.geometry.grid_shape
+        k = (grid_norm.astype(np.float32) @ classify.LUMA) / (255.0 * float(self.model.background_bgr @ classify.LUMA))
+        board = (~not_board & ~hands.ravel() & ~self.geometry.grid_marker.ravel()).astype(np.float32)
+        n = max(3, math.ceil(LOCAL_LIGHT_MM / self.geometry.grid_mm) | 1)
+        # The brightest board cell near it: a piece's own shadow darkens one side of it, a hand's all around.
+        brightest = cv2.dilate((k * board).reshape(rows, cols).astype(np.float32), np.ones((n, n), np.uint8))
+        local = np.where(brightest > DARKEST_LIGHT, brightest, 1.0).ravel()
+        return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
 
     def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in

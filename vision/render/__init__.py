@@ -37,6 +37,7 @@ from vision.render.scene import (
     Placed,
     draw_board,
     draw_hand,
+    draw_hand_shadow,
     draw_piece,
     draw_shadows,
     hand_polygons,
@@ -250,12 +251,13 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
         elif z.kind == "count":
             pieces.extend(_pile(z, state["counts"][z.id], shapes, colours, c))
     skin, sleeve = hand_polygons(c.hand) if c.hand else ([], [])
-    draw_shadows(canvas, pieces, skin + sleeve, c.hand, c.lighting)
+    draw_shadows(canvas, pieces, c.lighting)
     nadir = camera.C[:2]
     for p in sorted(pieces, key=lambda p: -float(np.linalg.norm(np.asarray(p.center) - nadir))):
         (draw_card if p.shape.kind == "card" else draw_piece)(canvas, camera, p, c.lighting)
     _draw_fingers(canvas, layout, pieces, c)
     if c.hand:
+        draw_hand_shadow(canvas, skin + sleeve, c.hand, c.lighting)
         draw_hand(canvas, c.hand, skin, sleeve)
     light(canvas, layout, c.lighting)
 

@@ -163,9 +163,8 @@ def _light_dir(lighting: Lighting) -> np.ndarray:
     return np.array([math.cos(a), math.sin(a)])
 
 
-def draw_shadows(canvas: Canvas, pieces: list[Placed], hand_polys: list[np.ndarray] | None, hand: Hand | None,
-                 lighting: Lighting) -> None:
-    """Cast shadows away from the light: pieces' sharp, the hand's soft."""
+def draw_shadows(canvas: Canvas, pieces: list[Placed], lighting: Lighting) -> None:
+    """Cast the pieces' sharp shadows on the board, away from the light (before the pieces are drawn)."""
     toward = _light_dir(lighting)
     cot = 1 / math.tan(math.radians(max(15.0, lighting.elevation_deg)))
     mask = np.zeros((canvas.h, canvas.w), np.float32)
@@ -175,14 +174,19 @@ def draw_shadows(canvas: Canvas, pieces: list[Placed], hand_polys: list[np.ndarr
         hull = cv2.convexHull(np.concatenate([base, moved]).astype(np.float32)).reshape(-1, 2)
         canvas.poly(mask, hull, 1.0)
     mask = cv2.GaussianBlur(mask, (0, 0), 0.8 * canvas.s)
-    if hand is not None and hand_polys:
-        soft = np.zeros_like(mask)
-        offset = toward * hand.height_mm * cot
-        for poly in hand_polys:
-            canvas.poly(soft, poly - offset, 1.0)
-        soft = cv2.GaussianBlur(soft, (0, 0), 6 * canvas.s)
-        mask = np.maximum(mask, soft * 0.8)
     canvas.image *= (1 - lighting.shadow * np.clip(mask, 0, 1))[..., None]
+
+
+def draw_hand_shadow(canvas: Canvas, hand_polys: list[np.ndarray], hand: Hand, lighting: Lighting) -> None:
+    """The hand's soft shadow, over the board and the pieces under it alike (drawn after the pieces)."""
+    toward = _light_dir(lighting)
+    cot = 1 / math.tan(math.radians(max(15.0, lighting.elevation_deg)))
+    soft = np.zeros((canvas.h, canvas.w), np.float32)
+    offset = toward * hand.height_mm * cot
+    for poly in hand_polys:
+        canvas.poly(soft, poly - offset, 1.0)
+    soft = cv2.GaussianBlur(soft, (0, 0), 6 * canvas.s)
+    canvas.image *= (1 - lighting.shadow * 0.8 * np.clip(soft, 0, 1))[..., None]
 
 
 def _shade(bgr, k: float) -> tuple[float, float, float]:
