@@ -39,9 +39,9 @@ EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves 
 EXPLAIN_DE = 12.0  # a grid cell this close to one of its zone's pieces is that piece, not a hand
 WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is no evidence of the piece
 HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
-LOCAL_LIGHT_MM = 24.0  # the board around a slot that tells the light reaching it
+LOCAL_LIGHT_MM = 40.0  # the board around a slot that tells the light reaching it
 IN_SHADOW = 0.85  # no board cell around a slot brighter than this: a shadow over it
-DARKEST_LIGHT = 0.3  # (no board cell around brighter than this: nothing to tell the light by)
+MIN_LIGHT_CELLS = 0.2  # (fewer board cells than this share of them around: nothing to tell the light by)
 LOW_CONFIDENCE = 0.6
 
 
@@ -402,15 +402,16 @@ class Reader:
 
     def _local_light(self, grid_norm: np.ndarray, not_board: np.ndarray, hands: np.ndarray) -> np.ndarray:
         """Per grid cell, the light that reaches the board around it as a fraction of the light field's
-        (which follows the lit board), from the board's own cells within ``LOCAL_LIGHT_MM``; left at 1
+        (which follows the lit board): the mean brightness of the board's own cells within
+        ``LOCAL_LIGHT_MM`` (wide enough that a piece's own shadow is a small part of them); left at 1
         unless plainly in a shadow."""
         rows, cols = self.geometry.grid_shape
         k = (grid_norm.astype(np.float32) @ classify.LUMA) / (255.0 * float(self.model.background_bgr @ classify.LUMA))
         board = (~not_board & ~hands.ravel() & ~self.geometry.grid_marker.ravel()).astype(np.float32)
         n = max(3, math.ceil(LOCAL_LIGHT_MM / self.geometry.grid_mm) | 1)
-        # The brightest board cell near it: a piece's own shadow darkens one side of it, a hand's all around.
-        brightest = cv2.dilate((k * board).reshape(rows, cols).astype(np.float32), np.ones((n, n), np.uint8))
-        local = np.where(brightest > DARKEST_LIGHT, brightest, 1.0).ravel()
+        num = cv2.boxFilter((k * board).reshape(rows, cols), -1, (n, n), normalize=False)
+        den = cv2.boxFilter(board.reshape(rows, cols), -1, (n, n), normalize=False)
+        local = np.where(den >= MIN_LIGHT_CELLS * n * n, num / np.maximum(den, 1), 1.0).ravel()
         return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
 
     def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
