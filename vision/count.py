@@ -72,7 +72,7 @@ def lit_tops(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: n
              ) -> tuple[np.ndarray, np.ndarray] | None:
     """(brightness relative to the label's lit tops, pixels of the label) in a normalised crop, or None
     when the label is hardly there. The tops' brightness is the mode of the label's pixels."""
-    codes = table[classify.index(norm)]
+    codes = table.take(classify.index(norm))
     mine = (codes < classify.HIGHLIGHT) & (codes // 16 == label_index)
     if mine.sum() < MIN_BLOB * piece_px:
         return None
@@ -82,8 +82,16 @@ def lit_tops(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: n
     hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
     peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
     near = values[np.abs(values - peak) < 0.1 * peak]
-    mode = float(np.median(near)) if near.size else peak
+    mode = _median(near) if near.size else peak
     return v / mode, mine
+
+
+def _median(a: np.ndarray) -> float:
+    """``np.median`` of a 1-d float array (no NaN), without its overhead: the same value."""
+    k = a.size // 2
+    if a.size % 2:
+        return float(np.partition(a, k)[k])
+    return float(np.mean(np.partition(a, (k - 1, k))[k - 1:k + 1]))
 
 
 def top_blobs(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: np.ndarray, piece_px: float
@@ -101,45 +109,48 @@ def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
     """Centres (row, col) of squares of ``side`` px (odd) laid greedily over ``topness`` (float32, 0..1):
     each where it covers the most of what is left while the ring of ``ring`` px around it covers the
     least, as long as it covers at least ``MIN_COVER``."""
-    ys, xs = np.nonzero(topness > 0)
-    if ys.size == 0:
+    x, y, bw, bh = cv2.boundingRect((topness > 0).view(np.uint8))
+    if bw == 0:
         return []
     pad = side // 2 + ring + 1
     h, w = topness.shape
-    y0, x0 = max(0, ys.min() - pad), max(0, xs.min() - pad)
-    left = topness[y0:min(h, ys.max() + pad + 1), x0:min(w, xs.max() + pad + 1)].astype(np.float32)
+    y0, x0 = max(0, y - pad), max(0, x - pad)
+    left = topness[y0:min(h, y + bh + pad), x0:min(w, x + bw + pad)].astype(np.float32)
     outer = side + 2 * ring
     k_in, k_ring = 1.0 / (side * side), 1.0 / (outer * outer - side * side)
     need = MIN_COVER * side * side
     half, reach = side // 2, outer // 2
+    zero = cv2.BORDER_CONSTANT
 
     def box(a, k):
-        return cv2.boxFilter(a, -1, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
+        return cv2.boxFilter(a, -1, (k, k), normalize=False, borderType=zero)
 
-    def scored(inner, around):  # inner / side² - ring / ring area, where a square covers enough
-        out = inner * (k_in + k_ring)
+    def scored(inner, around, out):  # inner / side² - ring / ring area, where a square covers enough
+        np.multiply(inner, k_in + k_ring, out=out)
         out -= around * k_ring
-        np.copyto(out, -np.inf, where=inner < need)
-        return out
+        out[inner < need] = -np.inf
 
     inner, around = box(left, side), box(left, outer)
-    score = scored(inner, around)
+    score = np.empty_like(inner)
+    scored(inner, around, score)
+    flat = score.ravel()
     h, w = left.shape
     centres = []
     while len(centres) < MAX_PIECES:
-        k = int(np.argmax(score))
-        if not np.isfinite(score.flat[k]):
+        k = int(flat.argmax())
+        if flat[k] == -np.inf:
             break
         r, c = divmod(k, w)
         centres.append((r + y0, c + x0))
         # Take the square's top away; the box sums change only within reach of it.
         r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
         R0, R1, C0, C1 = max(0, r0 - reach), min(h, r1 + reach), max(0, c0 - reach), min(w, c1 + reach)
-        taken = cv2.copyMakeBorder(left[r0:r1, c0:c1], r0 - R0, R1 - r1, c0 - C0, C1 - c1, cv2.BORDER_CONSTANT)
+        taken = cv2.copyMakeBorder(left[r0:r1, c0:c1], r0 - R0, R1 - r1, c0 - C0, C1 - c1, zero)
         left[r0:r1, c0:c1] = 0
-        inner[R0:R1, C0:C1] -= box(taken, side)
-        around[R0:R1, C0:C1] -= box(taken, outer)
-        score[R0:R1, C0:C1] = scored(inner[R0:R1, C0:C1], around[R0:R1, C0:C1])
+        near_in, near_around = inner[R0:R1, C0:C1], around[R0:R1, C0:C1]
+        near_in -= box(taken, side)
+        near_around -= box(taken, outer)
+        scored(near_in, near_around, score[R0:R1, C0:C1])
     return centres
 
 

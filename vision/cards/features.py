@@ -25,8 +25,15 @@ _OPPONENT = np.array([[1 / 3, 1 / 3, 1 / 3],  # brightness (B, G, R order)
 
 def describe(card: np.ndarray) -> np.ndarray:
     """The descriptor of an upright card image (BGR uint8): (rows, cols, 3) float32, standardised."""
-    f = card.astype(np.float32) + 4.0
-    f /= f.reshape(-1, 3).mean(axis=0)
+    n = card.shape[0] * card.shape[1]
+    if card.dtype == np.uint8 and n * 259 < 2 ** 24:
+        # The float32 sums of value + 4 stay exact integers: summed as such they are the same, faster; then each
+        # channel's 256 values over their mean make a lookup table (the same floats as dividing).
+        mean = (np.float32(cv2.sumElems(card)[:3]) + np.float32(4 * n)) / np.float32(n)
+        f = cv2.LUT(card, np.ascontiguousarray(((np.arange(256, dtype=np.float32) + 4.0)[:, None] / mean)[None]))
+    else:
+        f = card.astype(np.float32) + 4.0
+        f /= f.reshape(-1, 3).mean(axis=0)
     small = cv2.resize(f, GRID, interpolation=cv2.INTER_AREA)
     opp = cv2.transform(small, _OPPONENT)
     opp -= opp.reshape(-1, 3).mean(axis=0)

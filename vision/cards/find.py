@@ -1,12 +1,19 @@
 """Finding the card in a card zone, and cutting it out of the frame upright.
 
 The zone (with a margin, as a card laid askew overhangs it) is sampled from the frame through the board
-homography at ``PATCH_PX_PER_MM``. The mat is what the patch's outer ring mostly shows: its median colour
-sets the light, and the card is what is clearly brighter or of another colour (shadows are darker with the
-same colour, so they are not mistaken for the card). Holes inside the outline are filled (a card's dark
-art), then a rectangle of the card's known size is fitted: at the outline's own angle and a few degrees
-either way, the position where the rectangle is fullest and the band around it emptiest. A fingertip over
-a corner adds a little outside the band and moves the fit by a millimetre at most.
+homography at ``PATCH_PX_PER_MM`` (the sampling maps are kept while the homography stays). The mat is what
+the patch's outer ring mostly shows: its median colour sets the light, and the card is what is clearly
+brighter or of another colour (shadows are darker with the same colour, so they are not mistaken for the
+card). Holes inside the outline are filled (a card's dark art), then a rectangle of the card's known size is
+fitted: at the outline's own angle and a few degrees either way, the position where the rectangle is fullest
+and the band around it emptiest. A fingertip over a corner adds a little outside the band and moves the fit
+by a millimetre at most.
+
+Most zones are empty most of the time, so a zone is first looked at with the same steps at a quarter of the
+pixels (``PREVIEW_PX_PER_MM``): plainly empty there, it is empty. Anything else is looked at again at full
+resolution, where the card's edges are sharp enough for the fit (a fit at the first look's resolution misses
+by a millimetre and costs the matcher; that is why there are two looks). Pixels whose channels all lie near
+the mat's (``PLAIN``) cannot pass the test: only the others are tested one by one.
 
 The card is then cut out of the frame itself (one resampling, lens included) as an upright portrait image
 of ``CARD_PX_PER_MM``; which end is up is left to the matcher.
@@ -30,6 +37,12 @@ SEARCH_MM = 10.0  # how far the card's centre may lie from its outline's (a fing
 MIN_FILL = 0.8  # the fitted rectangle must be at least this much card...
 MAX_BAND = 0.45  # ...and its band at most this much
 EMPTY_AREA = 0.2  # less than this fraction of a card's area standing out of the mat: the zone is empty
+PLAIN = (0.87, 1.149)  # channels all within this of the mat's: surely mat (brightness < 1.5, and spread at most
+# 2/3 (1.149 - 0.87) = 0.186 < 0.22 x 0.87, the test's limits)
+PREVIEW_PX_PER_MM = 1.0  # the first look...
+PLAINLY_EMPTY = 0.05  # ...finding less than this standing out of the mat (a quarter of EMPTY_AREA): empty
+BLUR_MM = 0.5  # smoothing of the patch, in mm
+FINGER_PX_PER_MM = 0.5  # the fingertip's opening is done at this resolution
 
 
 @dataclass(frozen=True)
@@ -55,11 +68,18 @@ def to_frame(pts_mm: np.ndarray, H: np.ndarray, lens: LensModel | None) -> np.nd
     return img.reshape(shape)
 
 
-def sample(frame: np.ndarray, grid_mm: np.ndarray, H: np.ndarray, lens: LensModel | None) -> np.ndarray:
-    """The frame's colours at a grid of board points (h, w, 2) mm: one bilinear remap."""
+def frame_maps(grid_mm: np.ndarray, H: np.ndarray, lens: LensModel | None) -> tuple[np.ndarray, np.ndarray]:
+    """The remap maps (x, y: float32) that sample the frame at a grid of board points (h, w, 2) mm."""
     xy = to_frame(grid_mm, H, lens).astype(np.float32)
-    return cv2.remap(frame, np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1]), cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_REPLICATE)
+    return np.ascontiguousarray(xy[..., 0]), np.ascontiguousarray(xy[..., 1])
+
+
+def sample(frame: np.ndarray, grid_mm: np.ndarray, H: np.ndarray, lens: LensModel | None,
+           maps: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """The frame's colours at a grid of board points (h, w, 2) mm: one bilinear remap (``maps``: the
+    grid's ``frame_maps``, when already known)."""
+    mx, my = frame_maps(grid_mm, H, lens) if maps is None else maps
+    return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def patch_grid(bounds: tuple[float, float, float, float], margin: float = MARGIN_MM,
@@ -82,31 +102,75 @@ def card_grid(corners_mm: np.ndarray, size_px: tuple[int, int]) -> np.ndarray:
     return (1 - v) * ((1 - u) * tl + u * tr) + v * ((1 - u) * bl + u * br)
 
 
-def foreground(patch: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pixels that are not mat: clearly brighter, or of another colour, than the median of the ring
-    (``~inside``). Holes inside an outline are filled. Returns a uint8 mask (0/1) and the brightness
-    relative to the mat (float32)."""
-    smooth = cv2.GaussianBlur(patch, (0, 0), 1.0).astype(np.float32) + 2.0
-    ring = smooth[~inside][::3]  # a third of the ring gives the same median, three times faster
-    mat = np.median(ring if len(ring) >= 20 else smooth.reshape(-1, 3), axis=0)
-    b, g, r = cv2.split(smooth / mat)
-    lum = (b + g + r) / 3
+def ring_pixels(inside: np.ndarray) -> np.ndarray:
+    """The ring's pixels (``~inside``) that set the mat's colour, as indices into the patch's bytes, channel
+    by channel: a third of the pixels gives the same median, three times faster."""
+    return (np.arange(3)[:, None] + 3 * np.flatnonzero(~inside)[::3]).ravel()
+
+
+def _mat_table(smooth: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """(256, 3) float32: each channel's values relative to the mat (the ring's median), (value + 2) / mat;
+    a table lookup gives the same floats as dividing the image."""
+    px = smooth.reshape(-1).take(ring).reshape(3, -1) if len(ring) >= 60 else smooth.reshape(-1, 3).T
+    mat = np.median(px, axis=1).astype(np.float32) + np.float32(2)
+    return (np.arange(256, dtype=np.float32) + np.float32(2))[:, None] / mat
+
+
+def _test(b: np.ndarray, g: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(not mat, brightness) of pixels from their channels relative to the mat."""
+    lum = b + g
+    lum += r
+    lum /= 3
     spread = np.maximum(np.maximum(np.abs(b - lum), np.abs(g - lum)), np.abs(r - lum))
-    mask = ((lum > 1.5) | (spread > 0.22 * lum)).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return (lum > 1.5) | (spread > 0.22 * lum), lum
+
+
+def _relative(smooth: np.ndarray, table: np.ndarray) -> list[np.ndarray]:
+    """The patch's channels relative to the mat (float32): one table lookup each."""
+    return [cv2.LUT(plane, np.ascontiguousarray(table[:, c])) for c, plane in enumerate(cv2.split(smooth))]
+
+
+def _not_mat(smooth: np.ndarray, table: np.ndarray, dense: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """The pixels that are not mat (uint8 0/1), and the brightness relative to the mat when it was needed.
+    A pixel whose channels all lie within ``PLAIN`` of the mat's has its brightness and spread well inside
+    the test's limits: in an empty zone (most of its pixels) only the other pixels are tested. ``dense``: a
+    card is likely there, test every pixel at once."""
+    h, w = smooth.shape[:2]
+    if not dense:
+        lo = tuple(int(np.searchsorted(table[:, c], PLAIN[0])) for c in range(3))
+        hi = tuple(int(np.searchsorted(table[:, c], PLAIN[1], side="right")) - 1 for c in range(3))
+        plain = cv2.inRange(smooth, lo, hi)
+        dense = cv2.countNonZero(plain) < 0.75 * h * w
+    if dense:
+        mask, lum = _test(*_relative(smooth, table))
+        return mask.astype(np.uint8), lum
+    odd = np.flatnonzero(plain == 0)
+    v = smooth.reshape(-1, 3)[odd]
+    raw = np.zeros(h * w, np.uint8)
+    raw[odd] = _test(table[v[:, 0], 0], table[v[:, 1], 1], table[v[:, 2], 2])[0]
+    return raw.reshape(h, w), None
+
+
+def _outline(raw: np.ndarray, s: float = PATCH_PX_PER_MM) -> np.ndarray:
+    """The not-mat mask (at ``s`` px/mm) with specks opened away, holes inside an outline filled and a
+    fingertip cut off."""
+    mask = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    if not cv2.countNonZero(mask):
+        return mask
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(mask)
     cv2.drawContours(filled, contours, -1, 1, -1)
     # A fingertip is narrower than FINGER_MM: opening with a disc that wide takes off what of it lies
-    # outside the card. Done at a quarter of the resolution (the disc is large), then used only to cut
-    # away what lies clearly outside it, so the card keeps its own sharp edges.
+    # outside the card. Done at FINGER_PX_PER_MM (the disc is large), then used only to cut away what lies
+    # clearly outside it, so the card keeps its own sharp edges.
     h, w = filled.shape
-    small = cv2.resize(filled.astype(np.float32), (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
-    side = 2 * round(FINGER_MM * PATCH_PX_PER_MM / 8) + 1
+    k = round(s / FINGER_PX_PER_MM)
+    small = cv2.resize(filled.astype(np.float32), (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
+    side = 2 * round(FINGER_MM * FINGER_PX_PER_MM / 2) + 1
     opened = cv2.morphologyEx((small > 0.5).astype(np.uint8), cv2.MORPH_OPEN,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side)))
     keep = cv2.resize(cv2.dilate(opened, np.ones((3, 3), np.uint8)), (w, h), interpolation=cv2.INTER_NEAREST)
-    return filled & keep, lum
+    return filled & keep
 
 
 def edge_angle(mask: np.ndarray, lum: np.ndarray) -> float:
@@ -116,9 +180,10 @@ def edge_angle(mask: np.ndarray, lum: np.ndarray) -> float:
     gx = cv2.Sobel(lum, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(lum, cv2.CV_32F, 0, 1, ksize=3)
     kernel = np.ones((5, 5), np.uint8)
-    edge = cv2.dilate(mask, kernel) > cv2.erode(mask, kernel)
-    mag = np.hypot(gx, gy) * edge
-    keep = mag > 0.1 * float(mag.max() or 1)
+    edge = np.flatnonzero(cv2.dilate(mask, kernel) > cv2.erode(mask, kernel))
+    gx, gy = gx.ravel()[edge], gy.ravel()[edge]
+    mag = np.hypot(gx, gy)
+    keep = mag > 0.1 * float((mag.max() if mag.size else 0) or 1)
     folded = np.degrees(np.arctan2(gy[keep], gx[keep])) % 90.0
     hist = np.bincount(np.minimum(89, folded.astype(np.int64)), weights=mag[keep], minlength=90)
     hist = hist + np.roll(hist, 1) * 0.6 + np.roll(hist, -1) * 0.6  # circular smoothing over 1° bins
@@ -127,6 +192,17 @@ def edge_angle(mask: np.ndarray, lum: np.ndarray) -> float:
     den = left - 2 * mid + right
     offset = 0.5 * (left - right) / den if den < 0 else 0.0
     return float(k + 0.5 + offset)
+
+
+def _window_sums(integral: np.ndarray, kw: int, kh: int, S: int) -> np.ndarray:
+    """What ``cv2.boxFilter`` (kw x kh, unnormalised, anchored at its centre) gives at the centre of the
+    canvas and S px around it, from the canvas's integral image: only those (2S + 1)² boxes are summed."""
+    n = 2 * S + 1
+    r0 = (integral.shape[0] - 1) // 2 - S - kh // 2
+    c0 = (integral.shape[1] - 1) // 2 - S - kw // 2
+    a, b = integral[r0:r0 + n, c0:c0 + n], integral[r0:r0 + n, c0 + kw:c0 + kw + n]
+    c, d = integral[r0 + kh:r0 + kh + n, c0:c0 + n], integral[r0 + kh:r0 + kh + n, c0 + kw:c0 + kw + n]
+    return (d - b - c + a).astype(np.float32)
 
 
 def fit_card(mask: np.ndarray, lum: np.ndarray, card_px: tuple[float, float],
@@ -159,15 +235,12 @@ def fit_card(mask: np.ndarray, lum: np.ndarray, card_px: tuple[float, float],
         # Turn the mask so that the candidate card is upright, its outline's centre in the canvas's centre.
         R = cv2.getRotationMatrix2D((cx, cy), theta, 1.0)
         R[:, 2] += (W / 2 - cx, H / 2 - cy)
-        turned = cv2.warpAffine(src, R, (W, H), flags=cv2.INTER_LINEAR)
-        inner = cv2.boxFilter(turned, -1, (cw, ch), normalize=False, borderType=cv2.BORDER_CONSTANT)
-        outer = cv2.boxFilter(turned, -1, (cw + 2 * b, ch + 2 * b), normalize=False, borderType=cv2.BORDER_CONSTANT)
-        window = (slice(H // 2 - S, H // 2 + S + 1), slice(W // 2 - S, W // 2 + S + 1))
-        score = inner[window] / in_area - (outer[window] - inner[window]) / band_area
+        turned = cv2.integral(cv2.warpAffine(src, R, (W, H), flags=cv2.INTER_LINEAR), sdepth=cv2.CV_64F)
+        inner, outer = _window_sums(turned, cw, ch, S), _window_sums(turned, cw + 2 * b, ch + 2 * b, S)
+        score = inner / in_area - (outer - inner) / band_area
         y, x = np.unravel_index(int(np.argmax(score)), score.shape)
         if best is None or score[y, x] > best[0]:
-            y, x = y + H // 2 - S, x + W // 2 - S
-            best = (float(score[y - H // 2 + S, x - W // 2 + S]), R, x, y, float(inner[y, x] / in_area),
+            best = (float(score[y, x]), R, x + W // 2 - S, y + H // 2 - S, float(inner[y, x] / in_area),
                     float((outer[y, x] - inner[y, x]) / band_area), theta)
     _, R, x, y, fill, band, _ = best
     # boxFilter's anchor is the kernel's centre: (x, y) is the centre of a box of cw x ch pixels.
@@ -178,25 +251,62 @@ def fit_card(mask: np.ndarray, lum: np.ndarray, card_px: tuple[float, float],
     return corners, fill, band
 
 
+class ZonePatch:
+    """What of a card zone's patch (at ``s`` px/mm) stays from frame to frame: its grid of board points, where
+    the zone lies in it, the ring's pixels, and the frame's remap maps (kept as long as the homography and
+    lens)."""
+
+    def __init__(self, bounds: tuple[float, float, float, float], s: float = PATCH_PX_PER_MM):
+        self.bounds, self.s = bounds, s
+        self.grid = patch_grid(bounds, s=s)
+        self.origin = self.grid[0, 0] - 0.5 / s  # the patch's top-left corner, board mm
+        left, top = self.origin
+        x0, y0 = round((bounds[0] - left) * s), round((bounds[1] - top) * s)
+        x1, y1 = round((bounds[2] - left) * s), round((bounds[3] - top) * s)
+        self.zone = (slice(y0, y1), slice(x0, x1))
+        inside = np.zeros(self.grid.shape[:2], bool)
+        inside[self.zone] = True
+        self.inside, self.ring = inside, ring_pixels(inside)
+        self._maps: tuple[bytes, tuple[np.ndarray, np.ndarray]] | None = None
+        self.preview = ZonePatch(bounds, PREVIEW_PX_PER_MM) if s > PREVIEW_PX_PER_MM else None
+
+    def sample(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None) -> np.ndarray:
+        key = H.tobytes() + (b"" if lens is None else lens.matrix.tobytes() + lens.distortion.tobytes())
+        if self._maps is None or self._maps[0] != key:
+            self._maps = (key, frame_maps(self.grid, H, lens))
+        return sample(frame, self.grid, H, lens, self._maps[1])
+
+    def look(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None, dense: bool = False):
+        """What stands out of the mat: (mask, its area inside the zone in px, the smoothed patch, the mat
+        table, the brightness relative to the mat if it was needed)."""
+        smooth = cv2.GaussianBlur(self.sample(frame, H, lens), (0, 0), BLUR_MM * self.s)
+        table = _mat_table(smooth, self.ring)
+        raw, lum = _not_mat(smooth, table, dense)
+        mask = _outline(raw, self.s)
+        return mask, np.count_nonzero(mask[self.zone]), smooth, table, lum
+
+
 def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: tuple[float, float, float, float],
-              card_mm: tuple[float, float], grid_mm: np.ndarray | None = None) -> Found:
-    """Look for a card of ``card_mm`` (width, height) in the zone ``bounds`` (mm) of ``frame``."""
-    grid = patch_grid(bounds) if grid_mm is None else grid_mm
-    patch = sample(frame, grid, H, lens)
-    s = PATCH_PX_PER_MM
-    left, top = grid[0, 0] - 0.5 / s
-    inside = np.zeros(patch.shape[:2], bool)
-    x0, y0 = round((bounds[0] - left) * s), round((bounds[1] - top) * s)
-    x1, y1 = round((bounds[2] - left) * s), round((bounds[3] - top) * s)
-    inside[y0:y1, x0:x1] = True
-    mask, lum = foreground(patch, inside)
-    area = float(mask[inside].sum()) / (card_mm[0] * card_mm[1] * s * s)
+              card_mm: tuple[float, float], zone: ZonePatch | None = None, first_look: bool = True) -> Found:
+    """Look for a card of ``card_mm`` (width, height) in the zone ``bounds`` (mm) of ``frame`` (``zone``:
+    its ``ZonePatch``, kept from frame to frame by the caller). Without ``first_look`` (the zone held
+    something in the last frame and likely does again) only the full-resolution look is taken."""
+    zone = ZonePatch(bounds) if zone is None else zone
+    card_area = card_mm[0] * card_mm[1]
+    if zone.preview is not None and first_look:
+        area = zone.preview.look(frame, H, lens)[1] / (card_area * zone.preview.s ** 2)
+        if area < PLAINLY_EMPTY:
+            return Found("empty", area=area)
+    s = zone.s
+    mask, area_px, smooth, table, lum = zone.look(frame, H, lens, dense=not first_look)
+    area = area_px / (card_area * s * s)
     if area < EMPTY_AREA:
         return Found("empty", area=area)
+    lum = _test(*_relative(smooth, table))[1] if lum is None else lum
     corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s)
     if fill < MIN_FILL or band > MAX_BAND:
         return Found("blob", fill=fill, band=band, area=area)
-    corners_mm = (corners_px + 0.5) / s + (left, top)
+    corners_mm = (corners_px + 0.5) / s + zone.origin
     return Found("card", corners_mm, fill, band, area)
 
 

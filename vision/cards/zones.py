@@ -15,7 +15,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import LensModel
 from vision.cards import card_size
-from vision.cards.find import cut_card, find_card, patch_grid
+from vision.cards.find import ZonePatch, cut_card, find_card
 from vision.cards.store import CardLibrary, CardSet
 from vision.read import ZoneReading
 
@@ -33,8 +33,9 @@ class CardZones:
             if z.card_set not in self.sets:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
-        self.grids = {z.id: patch_grid(z.bounds) for z in self.zones}
+        self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
         self.times: list[float] = []  # seconds spent on each card zone of the last read
+        self._held: set[str] = set()  # zones where the last read found something: no first look there
 
     def __bool__(self) -> bool:
         return bool(self.zones)
@@ -52,8 +53,10 @@ class CardZones:
             start = time.perf_counter()
             card_set = self.sets[z.card_set]
             card_mm = card_set.card_mm if card_set is not None else self.card_mm
-            found = find_card(frame, H, lens, z.bounds, card_mm, self.grids[z.id])
+            found = find_card(frame, H, lens, z.bounds, card_mm, self.patches[z.id], z.id not in self._held)
+            self._held.add(z.id)
             if found.kind == "empty":
+                self._held.discard(z.id)
                 out[z.id] = ZoneReading("empty", round(float(np.clip(1 - found.area / 0.4, 0.5, 1.0)), 3))
             elif found.kind == "blob" or card_set is None:
                 out[z.id] = ZoneReading("unknown", round(float(np.clip(found.area, 0.5, 1.0)), 3))
