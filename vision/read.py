@@ -155,6 +155,9 @@ def _fit_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.ndarray 
     return LightField(coef, fitted.min(axis=0), fitted.max(axis=0))
 
 
+_LOG = np.log(np.arange(256, dtype=np.float32) + 0.5)  # log of a uint8 level, looked up
+
+
 def _basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:
     x = centres_mm[:, 0] / size_mm[0] * 2 - 1
     y = centres_mm[:, 1] / size_mm[1] * 2 - 1
@@ -314,15 +317,24 @@ class Reader:
         for marker_id, (x0, y0, x1, y1) in self._marker_px.items():
             if seen and marker_id not in seen:
                 continue
-            px = canonical[y0:y1, x0:x1].reshape(-1, 3).astype(np.float32)
-            if len(px) < 16:
+            crop = canonical[y0:y1, x0:x1]
+            if crop.shape[0] * crop.shape[1] < 16:
                 continue
-            luma = px @ classify.LUMA
-            whites.append(px[luma >= np.percentile(luma, 70)].mean(axis=0))
+            grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+            flat = grey.ravel()
+            cut = np.partition(flat, int(0.7 * (flat.size - 1)))[int(0.7 * (flat.size - 1))]
+            whites.append(np.array(cv2.mean(crop, (grey >= cut).astype(np.uint8))[:3]))
         return np.median(np.array(whites), axis=0) if whites else None
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
         g = self.geometry
+        if not g.slot_ids and not g.count_ids:
+            # Only card places (a card mat): each is cut from the frame on its own and knows a fingertip
+            # over its card; the board's light and the hand mask would feed nothing.
+            canonical = self.warp(frame, location.homography, location.lens) if keep_canonical else None
+            zones = self.cards.read(frame, location.homography, location.lens) if self.cards else {}
+            return Reading(self.layout.name, True, location.homography, zones, {}, location.source, canonical,
+                           np.zeros(g.grid_shape, bool))
         canonical = self.warp(frame, location.homography, location.lens)
         slot_means = rect_means(cv2.integral(canonical), g.slot_rects).astype(np.float32)
         rows, cols = g.grid_shape
@@ -422,8 +434,10 @@ class Reader:
         # board's cells, which the level is measured on, do not show.)
         not_board = ~self.boards[max(1, self._noise_level(grid_norm))][grid_idx]
         c = grid_norm.astype(np.float32) + 0.5
-        logc = np.log(c)
-        d = np.abs(logc - logc.mean(axis=1, keepdims=True) - self._board_chroma).max(axis=1)
+        b, g, r = (_LOG[grid_norm[:, i]] for i in range(3))  # (per column: numpy is slow along a short axis)
+        mean = (b + g + r) / 3
+        cb, cg, cr = self._board_chroma
+        d = np.maximum(np.maximum(np.abs(b - mean - cb), np.abs(g - mean - cg)), np.abs(r - mean - cr))
         k = np.clip((c @ classify.LUMA) / (255.0 * float(self.model.background_bgr @ classify.LUMA)), 0.1, 1.0)
         tolerance = max(CHROMA_MIN, CHROMA_SPAN * float(np.median(d[self._field_cells]))) / np.sqrt(k)
         return not_board | (d > tolerance)
