@@ -40,7 +40,8 @@ EXPLAIN_DE = 12.0  # a grid cell this close to one of its zone's pieces is that 
 WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is no evidence of the piece
 HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
 LOCAL_LIGHT_MM = 40.0  # the board around a slot that tells the light reaching it
-IN_SHADOW = 0.85  # no board cell around a slot brighter than this: a shadow over it
+IN_SHADOW = 0.85  # the board around a zone darker than this: a shadow over it
+SHADOWED_RING = 0.15  # this share of the free board around a tray in a shadow: a shadow across it
 MIN_LIGHT_CELLS = 0.2  # (fewer board cells than this share of them around: nothing to tell the light by)
 LOW_CONFIDENCE = 0.6
 
@@ -249,6 +250,14 @@ class Reader:
             x1, y1 = min(g.size_px[0], round((right + pad) * s)), min(g.size_px[1], round((bottom + pad) * s))
             if x1 > x0 and y1 > y0:
                 self._marker_px[m.id] = (x0, y0, x1, y1)
+        self._tray_rings = []  # per count zone: the free board cells 8 to 24 mm around it
+        for zid in g.count_ids:
+            x0, y0, x1, y1 = layout.zone(zid).bounds
+            cx, cy = g.grid_centres_mm[:, 0], g.grid_centres_mm[:, 1]
+            dx = np.maximum(np.maximum(x0 - cx, cx - x1), 0)
+            dy = np.maximum(np.maximum(y0 - cy, cy - y1), 0)
+            dist = np.hypot(dx, dy)
+            self._tray_rings.append(np.flatnonzero((dist >= 8) & (dist <= 24) & g.grid_background.ravel()))
         self.cards = CardZones(layout, cards)  # card zones: recognised against enrolled cards (vision/cards)
         self._maps: tuple[bytes, Any] | None = None
         self._count_maps: tuple[bytes, list] | None = None
@@ -363,8 +372,11 @@ class Reader:
         cover = self._zone_cover(hands)[len(g.slot_ids):]
         crops = self._count_crops(frame, location) if g.count_ids else []
         for i, zid in enumerate(g.count_ids):
-            if cover[i] >= HAND_COVER / 2:
+            if cover[i] > 0:  # a cube under a finger is a cube missed: no count rather than a wrong one
                 counts[zid] = CountReading(None, 0.0)
+                continue
+            if self._tray_shadowed(i, grid_norm, cells, hands):
+                counts[zid] = CountReading(None, 0.0)  # an arm's shadow across the tray: wait for it to pass
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
             counts[zid] = count_zone(norm, self.layout.zone(zid).labels, self.model, self.labels,
@@ -425,6 +437,18 @@ class Reader:
         den = cv2.boxFilter(board.reshape(rows, cols), -1, (n, n), normalize=False)
         local = np.where(den >= MIN_LIGHT_CELLS * n * n, num / np.maximum(den, 1), 1.0).ravel()
         return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
+
+    def _tray_shadowed(self, i: int, grid_norm: np.ndarray, not_board: np.ndarray, hands: np.ndarray) -> bool:
+        """A shadow lies across count zone ``i`` (an arm's, reaching over the board): the free board
+        around it, beyond its own pieces' shadows, is partly much darker than the light field says. Its
+        covered tops would look like no tops: the count waits rather than miss them."""
+        ring = self._tray_rings[i]
+        board = ring[~not_board[ring] & ~hands.ravel()[ring]]
+        if len(board) < 8:
+            return False
+        lit = 255.0 * float(self.model.background_bgr @ classify.LUMA)
+        k = (grid_norm[board].astype(np.float32) @ classify.LUMA) / lit
+        return float(np.mean(k < IN_SHADOW)) >= SHADOWED_RING
 
     def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in

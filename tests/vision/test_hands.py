@@ -90,3 +90,15 @@ def test_a_hand_over_most_of_the_board_is_not_the_light_when_the_markers_show_it
     lit = field.gain(basis, np.array([1.0, 1.0, 1.0]))
     assert np.allclose(lit[~hand], 1.0 / (board * light[~hand, None]), rtol=0.05)
     assert np.allclose(lit[hand], 1.0 / (board * light[hand, None]), rtol=0.08)
+
+
+def test_a_tray_the_hand_reaches_is_never_counted_wrong(rendered):
+    # Fingers over the edge of a tray hide a cube or two, an arm's shadow darkens the tops it crosses:
+    # either way the count waits (None) rather than come out short.
+    for tip in ((640.0, 380.0), (700.0, 300.0)):
+        hand = Hand(entry_mm=(920.0, 420.0), tip_mm=tip, skin=(176, 124, 88), sleeve=(40, 48, 70), height_mm=140.0)
+        layout, frame, truth = rendered("alchimiste", "daylight", 5, hand=hand)
+        reading = Reader(layout).read(frame)
+        got = {z: reading.counts[z].count for z in truth["counts"]}
+        assert all(got[z] in (None, want) for z, want in truth["counts"].items()), (got, truth["counts"])
+        assert got["reserve-grey"] == truth["counts"]["reserve-grey"]  # the tray away from the arm is counted
