@@ -81,14 +81,25 @@ def nearest_table(prototypes_lab: np.ndarray, allowed: np.ndarray) -> np.ndarray
     return label_table(prototypes_lab, allowed, None)
 
 
+def brightness(bgr01: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
+    """Per colour (BGR 0..1, (n, 3)): its brightness as a fraction of the board's."""
+    return (bgr01 @ LUMA) / float(background_bgr.astype(np.float32) @ LUMA)
+
+
+def board_distance(bgr01: np.ndarray, background_bgr: np.ndarray, lab: np.ndarray | None = None) -> np.ndarray:
+    """Per colour (BGR 0..1, (n, 3); ``lab`` its Lab if already known): ΔE from the board's colour at the
+    colour's own brightness, so that a shadow on the board is no distance."""
+    bg = background_bgr.astype(np.float32)
+    expected = np.clip(brightness(bgr01, bg), 0.25, 1.3)[:, None] * bg[None, :]
+    return np.linalg.norm((bgr_to_lab(bgr01) if lab is None else lab) - bgr_to_lab(expected), axis=1)
+
+
 def board_table(background_bgr: np.ndarray, noise: float = NOISE_LEVELS[-1]) -> np.ndarray:
     """bool table: the colour is the board's background, lit or in a shadow (same colour, less light),
     given the frame's ``noise`` (median ΔE of board cells; noise grows in the dark as 1/sqrt(brightness))."""
     bgr, lab = _centre_lab()
-    bg = background_bgr.astype(np.float32)
-    k = (bgr @ LUMA) / float(bg @ LUMA)
-    expected = np.clip(k, 0.25, 1.3)[:, None] * bg[None, :]
-    de = np.linalg.norm(lab - bgr_to_lab(expected), axis=1)
+    k = brightness(bgr, background_bgr)
+    de = board_distance(bgr, background_bgr, lab)
     tolerance = BOARD_DE + NOISE_SPAN * noise / np.sqrt(np.clip(k, 0.1, 1.0))
     return (de < tolerance) & (k < BRIGHTEST) & (k > DARKEST_SHADOW)
 

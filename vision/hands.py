@@ -25,6 +25,8 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
+from vision import classify
+from vision.colour import bgr_to_lab
 from vision.geometry import BoardGeometry
 
 OPEN_MM = 30.0
@@ -37,109 +39,112 @@ ZONE_SPILL_MM = 8.0  # a blob within a zone and this margin is the zone's own pi
 ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little overhangs its place)
 
 
-def hand_mask(not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, g: BoardGeometry,
-              layout: Layout, unseen_markers=(), piece_de: np.ndarray | None = None
-              ) -> tuple[np.ndarray, HandColours | None]:
-    """Per grid cell (flat arrays): ``not_board``, not the board's background; ``colours``, its light-
-    normalised BGR (uint8); ``piece_de``, inside a zone, the ΔE to the nearest of that zone's pieces'
-    colours (inf elsewhere).
-    ``unseen_markers``: ids of the layout's markers not detected in this frame (an arm over one hides it:
-    its cells then count as covered, so that the arm still reaches the board's edge across it).
-    Returns (rows, cols) bool, under a hand, and the hand's colours (None without a hand)."""
-    rows, cols = g.grid_shape
-    covered = np.zeros((rows, cols), bool)
-    for marker_id in unseen_markers:
-        if marker_id in g.marker_grid_rects:
-            r0, c0, r1, c1 = g.marker_grid_rects[marker_id]
-            covered[r0:r1, c0:c1] = True
-    mask = ((not_board.reshape(rows, cols) & ~g.grid_marker) | covered).astype(np.uint8)
-    n_close = max(2, math.ceil(CLOSE_MM / g.grid_mm))
-    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((n_close, n_close), np.uint8))
-    hand = _arms(closed, covered, g, layout)
-    if not hand.any():
-        return np.zeros((rows, cols), bool), None
-    kernel = np.ones((3, 3), np.uint8)
-    # The hand's own colours come from its core's inner cells that are not board (the closing filled
-    # some board in; the outline's cells mix hand and board).
-    # (Nor from cells coloured like their zone's pieces: a pile the hand's blob took in.)
-    inner = (cv2.erode(hand, kernel) & mask).ravel().astype(bool)
-    if piece_de is not None:
-        inner &= ~np.isfinite(piece_de)
-    model = hand_colours(colours, inner, background_bgr)
-    if model is None:
-        return hand.astype(bool), None
-    n_grow = math.ceil(GROW_MM / g.grid_mm)
-    reach = np.flatnonzero(cv2.dilate(hand, np.ones((2 * n_grow + 3, 2 * n_grow + 3), np.uint8)))
-    like, piece = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)  # only cells the hand can reach
-    like[reach], piece[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
-                                           None if piece_de is None else piece_de[reach])
-    like = like.reshape(rows, cols).astype(np.uint8)
-    piece = piece.reshape(rows, cols)
-    took_pile = bool((hand.astype(bool) & piece & _pile_cells(g, layout)).any())
-    hand &= (~piece).astype(np.uint8)  # pieces the blob took in are given back
-    if took_pile:
-        # What is left of a blob that took in a pile must still hold an arm: a pile's shadows and sides,
-        # once its cubes are given back, do not.
-        arms = _arms(hand, covered, g, layout)
-        _, labels = cv2.connectedComponents(hand, connectivity=8)
-        kept = np.unique(labels[(arms > 0) & (hand > 0)])
-        hand = np.isin(labels, kept[kept > 0]).astype(np.uint8)
-    allowed = like | g.grid_marker.astype(np.uint8) | hand
-    for _ in range(n_grow):
-        grown = cv2.dilate(hand, kernel) & allowed
-        if np.array_equal(grown, hand):
-            break
-        hand = grown
-    hand &= like | cv2.erode(hand, kernel)
-    return hand.astype(bool), model
+class HandFinder:
+    """Finds hands on one layout's grid; what depends only on the layout (each zone's rectangle with its
+    spill margin, the trays' cells) is worked out once, not per frame."""
 
+    def __init__(self, g: BoardGeometry, layout: Layout):
+        self.g = g
+        spills = np.array([math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm) for z in layout.zones])
+        r0, c0, r1, c1 = np.array([g.zone_grid_rects[z.id] for z in layout.zones]).reshape(-1, 4).T
+        self._spilled = (r0 - spills, c0 - spills, r1 + spills, c1 + spills)
+        self._piles = np.zeros(g.grid_shape, bool)
+        for z in layout.zones:
+            if z.kind == "count":
+                pr0, pc0, pr1, pc1 = g.zone_grid_rects[z.id]
+                self._piles[pr0:pr1, pc0:pc1] = True
 
-def _pile_cells(g: BoardGeometry, layout: Layout) -> np.ndarray:
-    cells = np.zeros(g.grid_shape, bool)
-    for z in layout.zones:
-        if z.kind == "count":
-            r0, c0, r1, c1 = g.zone_grid_rects[z.id]
-            cells[r0:r1, c0:c1] = True
-    return cells
+    def find(self, not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, unseen_markers=(),
+             piece_de: np.ndarray | None = None) -> np.ndarray:
+        """Per grid cell (flat arrays): ``not_board``, not the board's background; ``colours``, its light-
+        normalised BGR (uint8); ``piece_de``, inside a zone, the ΔE to the nearest of that zone's pieces'
+        colours (inf elsewhere). ``unseen_markers``: ids of the layout's markers not detected in this frame
+        (an arm over one hides it: its cells then count as covered, so that the arm still reaches the
+        board's edge across it). Returns (rows, cols) bool: under a hand."""
+        g = self.g
+        rows, cols = g.grid_shape
+        covered = np.zeros((rows, cols), bool)
+        for marker_id in unseen_markers:
+            if marker_id in g.marker_grid_rects:
+                r0, c0, r1, c1 = g.marker_grid_rects[marker_id]
+                covered[r0:r1, c0:c1] = True
+        mask = ((not_board.reshape(rows, cols) & ~g.grid_marker) | covered).astype(np.uint8)
+        n_close = max(2, math.ceil(CLOSE_MM / g.grid_mm))
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((n_close, n_close), np.uint8))
+        hand = self._arms(closed, covered)
+        if not hand.any():
+            return hand.astype(bool)
+        kernel = np.ones((3, 3), np.uint8)
+        # The hand's own colours come from its core's inner cells that are not board (the closing filled
+        # some board in; the outline's cells mix hand and board), nor coloured like their zone's pieces
+        # (a pile the hand's blob took in).
+        inner = (cv2.erode(hand, kernel) & mask).ravel().astype(bool)
+        if piece_de is not None:
+            inner &= ~np.isfinite(piece_de)
+        model = hand_colours(colours, inner, background_bgr)
+        if model is None:
+            return hand.astype(bool)
+        n_grow = math.ceil(GROW_MM / g.grid_mm)
+        reach = np.flatnonzero(cv2.dilate(hand, np.ones((2 * n_grow + 3, 2 * n_grow + 3), np.uint8)))
+        like, piece = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)  # only cells the hand can reach
+        like[reach], piece[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
+                                               None if piece_de is None else piece_de[reach])
+        like = like.reshape(rows, cols).astype(np.uint8)
+        piece = piece.reshape(rows, cols)
+        took_pile = bool((hand.astype(bool) & piece & self._piles).any())
+        hand &= (~piece).astype(np.uint8)  # pieces the blob took in are given back
+        if took_pile:
+            # What is left of a blob that took in a pile must still hold an arm: a pile's shadows and
+            # sides, once its cubes are given back, do not.
+            arms = self._arms(hand, covered)
+            _, labels = cv2.connectedComponents(hand, connectivity=8)
+            kept = np.unique(labels[(arms > 0) & (hand > 0)])
+            hand = np.isin(labels, kept[kept > 0]).astype(np.uint8)
+        allowed = like | g.grid_marker.astype(np.uint8) | hand
+        for _ in range(n_grow):
+            grown = cv2.dilate(hand, kernel) & allowed
+            if np.array_equal(grown, hand):
+                break
+            hand = grown
+        hand &= like | cv2.erode(hand, kernel)
+        return hand.astype(bool)
 
-
-def _arms(closed: np.ndarray, covered: np.ndarray, g: BoardGeometry, layout: Layout) -> np.ndarray:
-    """The blobs of ``closed`` (uint8 grid mask) that an opening leaves big enough, reaching the board's
-    edge and not within one zone, with the blobs near them (a palm beyond a wrist that looks like the
-    board): uint8 mask of the opened blobs kept."""
-    rows, cols = g.grid_shape
-    n_open = max(3, math.ceil(OPEN_MM / g.grid_mm))
-    # (Near the grid's border cv2's erosion sees ones outside: a blob that comes within the square's
-    # size of the edge is opened out to it, as an arm partly off the board should be.)
-    opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((n_open, n_open), np.uint8))
-    if not opened.any():
-        return opened
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-    e = max(1, math.ceil(EDGE_MM / g.grid_mm))
-    spills = np.array([math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm) for z in layout.zones])
-    r0, c0, r1, c1 = np.array([g.zone_grid_rects[z.id] for z in layout.zones]).reshape(-1, 4).T
-    r0, c0, r1, c1 = r0 - spills, c0 - spills, r1 + spills, c1 + spills
-    seen = np.bincount(labels[~covered], minlength=n)  # a hidden marker alone is no hand
-    keep, near = [], []
-    for i in range(1, n):
-        x, y, w, h, _ = stats[i]
-        if seen[i] * g.grid_mm ** 2 < MIN_HAND_MM2:
-            continue  # smaller than any palm: a glint or a dark patch at the board's edge
-        if np.any((r0 <= y) & (c0 <= x) & (y + h <= r1) & (x + w <= c1)):
-            continue  # within one zone and its margin: that zone's own card or pile
-        if x < e or y < e or x + w > cols - e or y + h > rows - e:
-            keep.append(i)
-        else:
-            near.append(i)  # no arm of its own: a stray object, piles in neighbouring trays joined into
-            # one blob, or a palm beyond a wrist that looks like the board
-    hand = np.isin(labels, keep).astype(np.uint8)
-    if keep and near:
-        n_wrist = math.ceil(WRIST_MM / g.grid_mm)
-        reach = cv2.dilate(hand, np.ones((2 * n_wrist + 1, 2 * n_wrist + 1), np.uint8))
-        joined = [i for i in near if reach[labels == i].any()]
-        if joined:
-            hand |= np.isin(labels, joined).astype(np.uint8)
-    return hand
+    def _arms(self, closed: np.ndarray, covered: np.ndarray) -> np.ndarray:
+        """The blobs of ``closed`` (uint8 grid mask) that an opening leaves big enough, reaching the
+        board's edge and not within one zone, with the blobs near them (a palm beyond a wrist that looks
+        like the board): uint8 mask of the opened blobs kept."""
+        g = self.g
+        rows, cols = g.grid_shape
+        n_open = max(3, math.ceil(OPEN_MM / g.grid_mm))
+        # (Near the grid's border cv2's erosion sees ones outside: a blob that comes within the square's
+        # size of the edge is opened out to it, as an arm partly off the board should be.)
+        opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((n_open, n_open), np.uint8))
+        if not opened.any():
+            return opened
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+        e = max(1, math.ceil(EDGE_MM / g.grid_mm))
+        r0, c0, r1, c1 = self._spilled
+        seen = np.bincount(labels[~covered], minlength=n)  # a hidden marker alone is no hand
+        keep, near = [], []
+        for i in range(1, n):
+            x, y, w, h, _ = stats[i]
+            if seen[i] * g.grid_mm ** 2 < MIN_HAND_MM2:
+                continue  # smaller than any palm: a glint or a dark patch at the board's edge
+            if np.any((r0 <= y) & (c0 <= x) & (y + h <= r1) & (x + w <= c1)):
+                continue  # within one zone and its margin: that zone's own card or pile
+            if x < e or y < e or x + w > cols - e or y + h > rows - e:
+                keep.append(i)
+            else:
+                near.append(i)  # no arm of its own: a stray object, piles in neighbouring trays joined into
+                # one blob, or a palm beyond a wrist that looks like the board
+        hand = np.isin(labels, keep).astype(np.uint8)
+        if keep and near:
+            n_wrist = math.ceil(WRIST_MM / g.grid_mm)
+            reach = cv2.dilate(hand, np.ones((2 * n_wrist + 1, 2 * n_wrist + 1), np.uint8))
+            joined = [i for i in near if reach[labels == i].any()]
+            if joined:
+                hand |= np.isin(labels, joined).astype(np.uint8)
+        return hand
 
 
 HAND_DE = 14.0  # a cell further than this from every colour of the hand's core is not the hand
@@ -158,13 +163,8 @@ class HandColours:
         board's colour at the same brightness and than the nearest colour of the pieces the cell's zone
         may hold (``piece_de``), and near enough one of them; like a piece: nearer that piece colour than
         the hand's)."""
-        from vision import classify
-        from vision.colour import bgr_to_lab
-
         lab = bgr_to_lab(bgr01)
-        bg = self.background_bgr.astype(np.float32)
-        k = np.clip((bgr01 @ classify.LUMA) / float(bg @ classify.LUMA), 0.25, 1.3)
-        d_board = np.linalg.norm(lab - bgr_to_lab(k[:, None] * bg), axis=1)
+        d_board = classify.board_distance(bgr01, self.background_bgr, lab)
         w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
         d_hand = np.linalg.norm((lab[:, None, :] - self.centres[None]) * w, axis=2).min(axis=1)
         like = (d_hand < d_board) & (d_hand < HAND_DE)
@@ -175,8 +175,6 @@ class HandColours:
 
 def hand_colours(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray) -> HandColours | None:
     """The colours of the hand's ``core`` cells (normalised BGR uint8, (n, 3); ``core`` (n,) bool)."""
-    from vision.colour import bgr_to_lab
-
     if not core.any():
         return None
     samples = bgr_to_lab(colours[core].astype(np.float32) / 255.0)

@@ -31,7 +31,7 @@ from vision import classify
 from vision.colour import ColourModel, bgr_to_lab
 from vision.count import count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, board_geometry, rect_means
-from vision.hands import hand_mask
+from vision.hands import HandFinder
 from vision.locate import Location, Locator
 
 PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first three: a lit top face
@@ -258,6 +258,7 @@ class Reader:
             dy = np.maximum(np.maximum(y0 - cy, cy - y1), 0)
             dist = np.hypot(dx, dy)
             self._tray_rings.append(np.flatnonzero((dist >= 8) & (dist <= 24) & g.grid_background.ravel()))
+        self.hand_finder = HandFinder(g, layout)
         self.cards = CardZones(layout, cards)  # card zones: recognised against enrolled cards (vision/cards)
         self._maps: tuple[bytes, Any] | None = None
         self._count_maps: tuple[bytes, list] | None = None
@@ -362,20 +363,22 @@ class Reader:
         grid_norm = classify.to_uint8(grid_means * gain_grid / 255.0)
         grid_idx = classify.index(grid_norm)
         unseen = [m.id for m in self.layout.markers if m.id not in location.markers] if location.markers else []
-        cells = self._not_board(grid_norm, grid_idx)
-        hands, _ = hand_mask(cells, grid_norm, self.model.background_bgr, g, self.layout, unseen,
-                             self._piece_de(grid_norm, grid_idx))
+        light = classify.brightness(grid_norm.astype(np.float32) / 255.0, self.model.background_bgr)
+        cells = self._not_board(grid_norm, grid_idx, light)
+        hands = self.hand_finder.find(cells, grid_norm, self.model.background_bgr, unseen,
+                                      self._piece_de(grid_norm, grid_idx))
+        board = ~cells & ~hands.ravel() & ~g.grid_marker.ravel()  # the board's own cells, seen
         if len(g.slot_ids):  # a slot in a shadow (a hand's, beside it) is read in the light that reaches it
-            gain_slot = gain_slot / self._local_light(grid_norm, cells, hands)[self._slot_cell][:, None]
-        zones = self._read_slots(slot_means, gain_slot, hands)
+            gain_slot = gain_slot / self._local_light(light, board)[self._slot_cell][:, None]
+        cover = self._zone_cover(hands)
+        zones = self._read_slots(slot_means, gain_slot, cover[:len(g.slot_ids)])
         counts = {}
-        cover = self._zone_cover(hands)[len(g.slot_ids):]
         crops = self._count_crops(frame, location) if g.count_ids else []
         for i, zid in enumerate(g.count_ids):
-            if cover[i] > 0:  # a cube under a finger is a cube missed: no count rather than a wrong one
+            if cover[len(g.slot_ids) + i] > 0:  # a cube under a finger is a cube missed: no count, not a wrong one
                 counts[zid] = CountReading(None, 0.0)
                 continue
-            if self._tray_shadowed(i, grid_norm, cells, hands):
+            if self._tray_shadowed(i, light, board):
                 counts[zid] = CountReading(None, 0.0)  # an arm's shadow across the tray: wait for it to pass
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
@@ -424,46 +427,43 @@ class Reader:
             de[cells] = np.linalg.norm(lab - self.prototypes[code // 16, code % 16], axis=1)
         return de
 
-    def _local_light(self, grid_norm: np.ndarray, not_board: np.ndarray, hands: np.ndarray) -> np.ndarray:
+    def _local_light(self, light: np.ndarray, board: np.ndarray) -> np.ndarray:
         """Per grid cell, the light that reaches the board around it as a fraction of the light field's
         (which follows the lit board): the mean brightness of the board's own cells within
         ``LOCAL_LIGHT_MM`` (wide enough that a piece's own shadow is a small part of them); left at 1
-        unless plainly in a shadow."""
+        unless plainly in a shadow. ``light``: each cell's brightness as a fraction of the board's;
+        ``board``: the cells that show the board."""
         rows, cols = self.geometry.grid_shape
-        k = (grid_norm.astype(np.float32) @ classify.LUMA) / (255.0 * float(self.model.background_bgr @ classify.LUMA))
-        board = (~not_board & ~hands.ravel() & ~self.geometry.grid_marker.ravel()).astype(np.float32)
+        weight = board.astype(np.float32)
         n = max(3, math.ceil(LOCAL_LIGHT_MM / self.geometry.grid_mm) | 1)
-        num = cv2.boxFilter((k * board).reshape(rows, cols), -1, (n, n), normalize=False)
-        den = cv2.boxFilter(board.reshape(rows, cols), -1, (n, n), normalize=False)
+        num = cv2.boxFilter((light * weight).reshape(rows, cols), -1, (n, n), normalize=False)
+        den = cv2.boxFilter(weight.reshape(rows, cols), -1, (n, n), normalize=False)
         local = np.where(den >= MIN_LIGHT_CELLS * n * n, num / np.maximum(den, 1), 1.0).ravel()
         return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
 
-    def _tray_shadowed(self, i: int, grid_norm: np.ndarray, not_board: np.ndarray, hands: np.ndarray) -> bool:
+    def _tray_shadowed(self, i: int, light: np.ndarray, board: np.ndarray) -> bool:
         """A shadow lies across count zone ``i`` (an arm's, reaching over the board): the free board
         around it, beyond its own pieces' shadows, is partly much darker than the light field says. Its
         covered tops would look like no tops: the count waits rather than miss them."""
         ring = self._tray_rings[i]
-        board = ring[~not_board[ring] & ~hands.ravel()[ring]]
-        if len(board) < 8:
+        seen = ring[board[ring]]
+        if len(seen) < 8:
             return False
-        lit = 255.0 * float(self.model.background_bgr @ classify.LUMA)
-        k = (grid_norm[board].astype(np.float32) @ classify.LUMA) / lit
-        return float(np.mean(k < IN_SHADOW)) >= SHADOWED_RING
+        return float(np.mean(light[seen] < IN_SHADOW)) >= SHADOWED_RING
 
-    def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray) -> np.ndarray:
+    def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray, light: np.ndarray) -> np.ndarray:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in
         Lab at the same brightness, or in chromaticity (colour ratios, which a shadow leaves as they are:
         a dark hand over a brown board is as dark as a shadow, but redder)."""
         # (Never below the second level: JPEG's colour fringes along the printed lines are noise that the free
         # board's cells, which the level is measured on, do not show.)
         not_board = ~self.boards[max(1, self._noise_level(grid_norm))][grid_idx]
-        c = grid_norm.astype(np.float32) + 0.5
         b, g, r = (_LOG[grid_norm[:, i]] for i in range(3))  # (per column: numpy is slow along a short axis)
         mean = (b + g + r) / 3
         cb, cg, cr = self._board_chroma
         d = np.maximum(np.maximum(np.abs(b - mean - cb), np.abs(g - mean - cg)), np.abs(r - mean - cr))
-        k = np.clip((c @ classify.LUMA) / (255.0 * float(self.model.background_bgr @ classify.LUMA)), 0.1, 1.0)
-        tolerance = max(CHROMA_MIN, CHROMA_SPAN * float(np.median(d[self._field_cells]))) / np.sqrt(k)
+        tolerance = max(CHROMA_MIN, CHROMA_SPAN * float(np.median(d[self._field_cells]))) / np.sqrt(
+            np.clip(light, 0.1, 1.0))
         return not_board | (d > tolerance)
 
     def _noise_level(self, grid_norm: np.ndarray) -> int:
@@ -471,13 +471,12 @@ class Reader:
         free background cells from the board's colour at their own brightness, estimated from the lowest
         quarter (a hand or a sleeve may lie over half of those cells; noise's ΔE has its median at 1.4
         times its first quartile)."""
-        cells = grid_norm[self._field_cells].astype(np.float32) / 255.0
-        bg = self.model.background_bgr.astype(np.float32)
-        k = (cells @ classify.LUMA) / float(bg @ classify.LUMA)  # the board test compares at equal brightness
-        de = np.linalg.norm(bgr_to_lab(cells) - bgr_to_lab(np.clip(k, 0.25, 1.3)[:, None] * bg), axis=1)
+        de = classify.board_distance(grid_norm[self._field_cells].astype(np.float32) / 255.0,
+                                     self.model.background_bgr)
         return classify.noise_level(1.4 * float(np.percentile(de, 25)))
 
-    def _read_slots(self, slot_means: np.ndarray, gain_slot: np.ndarray, hands: np.ndarray) -> dict[str, ZoneReading]:
+    def _read_slots(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray) -> dict[str, ZoneReading]:
+        """``cover``: the fraction of each slot under the hand mask."""
         g = self.geometry
         n, k2 = len(g.slot_ids), g.cells * g.cells
         if n == 0:
@@ -502,7 +501,6 @@ class Reader:
         ordered = np.sort(pieces, axis=1)
         second = np.where(ordered[:, -1] == top_votes, ordered[:, -2] if L > 2 else 0, ordered[:, -1])
         piece_total = evidence.sum(1)
-        cover = self._zone_cover(hands)[:n]
         need = self._piece_min
         hidden = cover >= HAND_COVER
         alien = (n_foreign >= np.maximum(need, 0.2 * k2)) & (n_foreign > top_votes)
