@@ -45,6 +45,14 @@ def load_deck(name_or_path: str | Path = SAMPLE) -> Deck:
     return parse_deck(data, str(path))
 
 
+def load_deck_for(name_or_path: str | Path, rows: int, cols: int) -> Deck:
+    """``load_deck``, for boards of ``rows`` x ``cols``: a deck drawn for other boards is an error."""
+    deck = load_deck(name_or_path)
+    if (deck.rows, deck.cols) != (rows, cols):
+        raise DeckError(f"its crystals are {deck.rows} x {deck.cols}, the layout's boards are {rows} x {cols}")
+    return deck
+
+
 def parse_deck(data: dict[str, Any], source: str = "<deck>") -> Deck:
     """Build a Deck from the TOML data; raises DeckError naming ``source``, the card and the problem."""
     head = data.get("deck", {})

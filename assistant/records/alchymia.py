@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assistant.decks.alchymia import SAMPLE, DeckError, load_deck, ordered_stacks
+from assistant.decks.alchymia import SAMPLE, DeckError, load_deck_for, ordered_stacks
 from assistant.engines.alchymia import (
     COLOURS,
     ELEMENTS,
@@ -171,13 +171,9 @@ def _deck(record: dict, source: str, rows: int, cols: int) -> Deck:
     if name != SAMPLE and not Path(name).is_absolute():
         name = str(Path(source).parent / name)  # a deck file beside the record
     try:
-        deck = load_deck(name)
+        return load_deck_for(name, rows, cols)
     except DeckError as e:
         raise RecordError(f"{source}: deck: {e}") from None
-    if (deck.rows, deck.cols) != (rows, cols):
-        raise RecordError(f"{source}: deck: its crystals are {deck.rows} x {deck.cols}, the layout's boards are "
-                          f"{rows} x {cols}")
-    return deck
 
 
 def _players(raw: Any, source: str) -> list[str]:

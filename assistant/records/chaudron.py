@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.decks.chaudron import SAMPLE, DeckError, load_deck
-from assistant.engines.chaudron import RARITIES, RARITY_TABLE, Cauldron, Game, IllegalMove
+from assistant.engines.chaudron import RARITIES, RARITY_TABLE, Cauldron, Game, IllegalMove, rarity_mismatch
 from assistant.records import RecordError, Report, Step
 from calibration.layout import load_layout
 
@@ -117,11 +117,10 @@ def _potions(record: dict, source: str, deck, players: int):
         potions = [deck.potion(i) for i in ids]
     except KeyError as e:
         raise RecordError(f"{source}: potions: no potion {e.args[0]!r} in the deck") from None
-    wanted = RARITY_TABLE[players]
-    got = {r: sum(p.rarity == r for p in potions) for r in RARITIES}
-    if got != wanted:
-        table = ", ".join(f"{n} {r}" for r, n in wanted.items() if n)
-        raise RecordError(f"{source}: potions: {players} witches play {table}; the record has "
+    wrong = rarity_mismatch(potions, players)
+    if wrong:
+        got = {r: sum(p.rarity == r for p in potions) for r in RARITIES}
+        raise RecordError(f"{source}: potions: {wrong}; the record has "
                           + ", ".join(f"{n} {r}" for r, n in got.items() if n))
     ranks = [RARITIES.index(p.rarity) for p in potions]
     if ranks != sorted(ranks):

@@ -56,6 +56,15 @@ def potion_deck(potions, players: int, rng: random.Random) -> tuple[Potion, ...]
     return tuple(deck)
 
 
+def rarity_mismatch(potions, players: int) -> str | None:
+    """Why these 7 potions are not a deck for ``players`` witches by the rarity table, or None."""
+    wanted = RARITY_TABLE[players]
+    got = {r: sum(p.rarity == r for p in potions) for r in RARITIES}
+    if got == wanted:
+        return None
+    return f"{players} witches play " + ", ".join(f"{n} {r}" for r, n in wanted.items() if n)
+
+
 def setup_cauldron(rng: random.Random, rows: int = 6, cols: int = 6) -> Cauldron:
     """The starting cauldron: 2 bones, 2 roots, 2 fluids, a fire crystal and a poison seed thrown in (here on
     random distinct cells; at the table the camera reads where they landed)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.decks.alchymia import SAMPLE, DeckError, load_deck, ordered_stacks
+from assistant.decks.alchymia import SAMPLE, DeckError, load_deck_for, ordered_stacks
 from assistant.engines.alchymia import AlchymiaError, Board, Deck, PotionCard
 from assistant.stabilise import State
 from assistant.table import SetupError
@@ -96,13 +96,9 @@ def _deck(name: Any, source: str, rows: int, cols: int) -> Deck:
     if not isinstance(name, str):
         raise SetupError(f"{source}: deck: expected a deck name ({SAMPLE}) or a path to a deck file")
     try:
-        deck = load_deck(name if name == SAMPLE else Path(name))
+        return load_deck_for(name if name == SAMPLE else Path(name), rows, cols)
     except DeckError as e:
         raise SetupError(f"{source}: deck: {e}") from None
-    if (deck.rows, deck.cols) != (rows, cols):
-        raise SetupError(f"{source}: deck: its crystals are {deck.rows} x {deck.cols}, the layout's boards are "
-                         f"{rows} x {cols}")
-    return deck
 
 
 def _players(raw: Any, source: str) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.decks.chaudron import SAMPLE, Deck, DeckError, load_deck
-from assistant.engines.chaudron import LABELS, POTIONS_TO_MAKE, RARITIES, RARITY_TABLE, Cauldron, Potion
+from assistant.engines.chaudron import LABELS, POTIONS_TO_MAKE, RARITY_TABLE, Cauldron, Potion, rarity_mismatch
 from assistant.stabilise import State
 from assistant.table import SetupError
 from calibration.layout import Layout
@@ -81,9 +81,7 @@ def _potions(ids: Any, deck: Deck, players: int, source: str) -> tuple[Potion, .
         potions = tuple(deck.potion(i) for i in ids)
     except KeyError as e:
         raise SetupError(f"{source}: potions: no potion {e.args[0]!r} in the deck") from None
-    wanted = RARITY_TABLE[players]
-    got = {r: sum(p.rarity == r for p in potions) for r in RARITIES}
-    if got != wanted:
-        table = ", ".join(f"{n} {r}" for r, n in wanted.items() if n)
-        raise SetupError(f"{source}: potions: {players} witches play {table}")
+    wrong = rarity_mismatch(potions, players)
+    if wrong:
+        raise SetupError(f"{source}: potions: {wrong}")
     return potions
