@@ -29,6 +29,11 @@ from vision.read import Reader, Reading
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 
 
+def percent(part: int, whole: int) -> float | None:
+    """``part`` of ``whole`` in percent to two places; None of nothing."""
+    return round(100.0 * part / whole, 2) if whole else None
+
+
 @dataclass
 class Tally:
     frames: int = 0
@@ -52,8 +57,7 @@ class Tally:
         self.mistakes.extend(other.mistakes)
 
     def row(self) -> dict[str, Any]:
-        def pct(a, b):
-            return round(100.0 * a / b, 2) if b else None
+        pct = percent
         return {"frames": self.frames, "board_found_pct": pct(self.found, self.findable),
                 "zones_wrong_pct": pct(self.wrong, self.zones), "zones_unread_pct": pct(self.unread, self.zones),
                 "boards_fully_right_pct": pct(self.boards_right, self.frames),

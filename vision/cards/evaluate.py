@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from vision.evaluate import percent
+
 
 @dataclass
 class CardTally:
@@ -67,8 +69,7 @@ class CardTally:
         self.mistakes.extend(other.mistakes)
 
     def row(self) -> dict[str, Any]:
-        def pct(a, b):
-            return round(100.0 * a / b, 2) if b else None
+        pct = percent
         return {"card_views": self.views, "cards_right_pct": pct(self.right, self.views),
                 "cards_wrong_pct": pct(self.wrong, self.views), "cards_unread_pct": pct(self.unread, self.views),
                 "unknown_cards": self.strangers, "unknown_cards_accepted_pct": pct(self.accepted, self.strangers),
