@@ -94,6 +94,14 @@ def board_distance(bgr01: np.ndarray, background_bgr: np.ndarray, lab: np.ndarra
     return np.linalg.norm((bgr_to_lab(bgr01) if lab is None else lab) - bgr_to_lab(expected), axis=1)
 
 
+def board_redder(background_bgr: np.ndarray) -> np.ndarray:
+    """float32 table: how much redder (Lab a*) each colour is than the board's colour at its brightness."""
+    bgr, lab = _centre_lab()
+    bg = background_bgr.astype(np.float32)
+    expected = np.clip(brightness(bgr, bg), 0.25, 1.3)[:, None] * bg[None, :]
+    return (lab[:, 1] - bgr_to_lab(expected)[:, 1]).astype(np.float32)
+
+
 def board_table(background_bgr: np.ndarray, noise: float = NOISE_LEVELS[-1]) -> np.ndarray:
     """bool table: the colour is the board's background, lit or in a shadow (same colour, less light),
     given the frame's ``noise`` (median ΔE of board cells; noise grows in the dark as 1/sqrt(brightness))."""

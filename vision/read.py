@@ -92,6 +92,9 @@ FIELD_SLACK = 0.1  # log units the field may leave the range of the cells it was
 BOARD_CHROMA = 0.08  # log-chromaticity a board cell may be off the board's colour under the markers' light
 CHROMA_MIN = 0.06  # a grid cell this far off the board's chromaticity (log ratio) is not the board ...
 CHROMA_SPAN = 4.0  # ... nor one this many times the free board's median distance (the frame's noise)
+SKIN_PATCH_MM = 12.0  # pale skin: a patch this wide redder than the board ...
+SKIN_SPAN = 3.0  # ... by this many times the free board's spread of such patches
+SKIN_SPREAD_MIN = 1.5  # (Lab a* units)
 MIN_BOARD_SHARE = 0.25  # fewer free cells than this of the board's colour: the board's print is not its palette
 
 
@@ -221,6 +224,7 @@ class Reader:
         self.boards = classify.board_tables(model.background_bgr)
         bg_log = np.log(model.background_bgr * 255.0 + 0.5)
         self._board_chroma = (bg_log - bg_log.mean()).astype(np.float32)
+        self._redder_table = classify.board_redder(model.background_bgr)
         self.board = self.boards[-1]  # the most tolerant: to pick the light field's cells before the noise is known
         self._background_lab = bgr_to_lab(model.background_bgr)
         slots = [layout.zone(z) for z in g.slot_ids]
@@ -378,7 +382,7 @@ class Reader:
             if cover[len(g.slot_ids) + i] > 0:  # a cube under a finger is a cube missed: no count, not a wrong one
                 counts[zid] = CountReading(None, 0.0)
                 continue
-            if self._tray_shadowed(i, light, board):
+            if self._tray_shadowed(i, light, board, hands):
                 counts[zid] = CountReading(None, 0.0)  # an arm's shadow across the tray: wait for it to pass
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
@@ -441,20 +445,24 @@ class Reader:
         local = np.where(den >= MIN_LIGHT_CELLS * n * n, num / np.maximum(den, 1), 1.0).ravel()
         return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
 
-    def _tray_shadowed(self, i: int, light: np.ndarray, board: np.ndarray) -> bool:
+    def _tray_shadowed(self, i: int, light: np.ndarray, board: np.ndarray, hands: np.ndarray) -> bool:
         """A shadow lies across count zone ``i`` (an arm's, reaching over the board): the free board
         around it, beyond its own pieces' shadows, is partly much darker than the light field says. Its
         covered tops would look like no tops: the count waits rather than miss them."""
         ring = self._tray_rings[i]
         seen = ring[board[ring]]
-        if len(seen) < 8:
+        # The hand itself that near the tray counts as shadow: its shadow falls beside it, and the hand
+        # mask may have taken in the shadow's darkest part.
+        near = int(np.count_nonzero(hands.ravel()[ring]))
+        if len(seen) + near < 8:
             return False
-        return float(np.mean(light[seen] < IN_SHADOW)) >= SHADOWED_RING
+        return float(np.count_nonzero(light[seen] < IN_SHADOW) + near) / (len(seen) + near) >= SHADOWED_RING
 
     def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray, light: np.ndarray) -> np.ndarray:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in
         Lab at the same brightness, or in chromaticity (colour ratios, which a shadow leaves as they are:
-        a dark hand over a brown board is as dark as a shadow, but redder)."""
+        a dark hand over a brown board is as dark as a shadow, but redder), or on a patch redder than the
+        board (``_redder``: pale skin in dim light)."""
         # (Never below the second level: JPEG's colour fringes along the printed lines are noise that the free
         # board's cells, which the level is measured on, do not show.)
         not_board = ~self.boards[max(1, self._noise_level(grid_norm))][grid_idx]
@@ -464,7 +472,24 @@ class Reader:
         d = np.maximum(np.maximum(np.abs(b - mean - cb), np.abs(g - mean - cg)), np.abs(r - mean - cr))
         tolerance = max(CHROMA_MIN, CHROMA_SPAN * float(np.median(d[self._field_cells]))) / np.sqrt(
             np.clip(light, 0.1, 1.0))
-        return not_board | (d > tolerance)
+        return not_board | (d > tolerance) | self._redder(grid_idx)
+
+    def _redder(self, grid_idx: np.ndarray) -> np.ndarray:
+        """Grid cells on a patch redder than the board: pale skin over a pale board in dim light, whose
+        colour is within one cell's noise of the board but whose a* is not. The a* offset from the board
+        at the same brightness, averaged over ``SKIN_PATCH_MM``, stands out of the free board's spread of
+        that average, and the cell itself is redder than most free board cells. (One-sided: nothing the
+        light does to the board makes it redder; the spread is floored, since quantising dark colours
+        shifts a* by about a unit.)"""
+        rows, cols = self.geometry.grid_shape
+        redder = self._redder_table[grid_idx]
+        n = max(3, round(SKIN_PATCH_MM / self.geometry.grid_mm) | 1)
+        patch = cv2.boxFilter(redder.reshape(rows, cols), -1, (n, n)).ravel()
+        free_patch, free_cell = patch[self._field_cells], redder[self._field_cells]
+        typical, cell_typical = float(np.median(free_patch)), float(np.median(free_cell))
+        spread = max(SKIN_SPREAD_MIN, 1.4826 * float(np.median(np.abs(free_patch - typical))))
+        cell_spread = 1.4826 * float(np.median(np.abs(free_cell - cell_typical)))
+        return (patch > typical + SKIN_SPAN * spread) & (redder > cell_typical + cell_spread)
 
     def _noise_level(self, grid_norm: np.ndarray) -> int:
         """How noisy this frame's normalised board is, as an index of NOISE_LEVELS: the median ΔE of the
