@@ -9,6 +9,7 @@ built: ``code = label * 16 + shade``, or ``FOREIGN`` when no label is within ``F
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.colour import bgr_to_lab
@@ -44,14 +45,22 @@ def _centre_lab() -> tuple[np.ndarray, np.ndarray]:
     return _centres(), _LAB
 
 
+_INDEX_WEIGHTS = np.array([[1 << (2 * BITS), 1 << BITS, 1]], np.float32)
+
+
 def index(bgr: np.ndarray) -> np.ndarray:
     """uint8 BGR (any shape ending in 3) -> table index."""
-    q = (bgr >> (8 - BITS)).astype(np.int32)
-    return (q[..., 0] << (2 * BITS)) | (q[..., 1] << BITS) | q[..., 2]
+    if bgr.size == 0:
+        return np.zeros(bgr.shape[:-1], np.int32)
+    # One matrix product in OpenCV (numpy is slow along a short axis); exact, all small integers in float32.
+    q = (bgr >> (8 - BITS)).reshape(-1, 1, 3).astype(np.float32)
+    return cv2.transform(q, _INDEX_WEIGHTS).astype(np.int32).reshape(bgr.shape[:-1])
 
 
 def to_uint8(bgr01: np.ndarray) -> np.ndarray:
-    return np.clip(bgr01 * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    level = bgr01 * 255.0
+    level += 0.5  # (in place: one array, not three)
+    return np.clip(level, 0, 255, out=level).astype(np.uint8)
 
 
 def label_table(prototypes_lab: np.ndarray, allowed: np.ndarray, foreign_de: float | None = FOREIGN_DE

@@ -60,7 +60,7 @@ def _tidy(top: np.ndarray, piece_px: float) -> tuple[np.ndarray, np.ndarray]:
     return keep[labels], stats[keep, cv2.CC_STAT_AREA].astype(float)
 
 
-def blob_pieces(area_px: np.ndarray, piece_px: float, gap_px: float) -> np.ndarray:
+def blob_pieces(area_px: np.ndarray | float, piece_px: float, gap_px: float) -> np.ndarray:
     """How many pieces make blobs of ``area_px``: solves n A + (2n - 2 sqrt(n)) G = area for n, with A one
     piece's top and G the unseen gap along one side of it (t = sqrt(n): (A + 2G) t² - 2G t - area = 0)."""
     a, g = piece_px, gap_px
@@ -74,7 +74,7 @@ def lit_tops(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: n
     when the label is hardly there. The tops' brightness is the mode of the label's pixels."""
     codes = table.take(classify.index(norm))
     mine = (codes < classify.HIGHLIGHT) & (codes // 16 == label_index)
-    if mine.sum() < MIN_BLOB * piece_px:
+    if np.count_nonzero(mine) < MIN_BLOB * piece_px:
         return None
     v = (norm.astype(np.float32) @ LUMA) / (255.0 * max(float(proto_bgr @ LUMA), 1e-3))
     values = v[mine]
@@ -196,7 +196,7 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         n = len(peel(topness, side, max(1, round(RING_MM * px_per_mm))))
         # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
         area = float(np.count_nonzero(mine & (v >= TOP_FRACTION)))
-        out[label] = (n, float(blob_pieces(np.array(area), piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)))
+        out[label] = (n, float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)))
     return out
 
 

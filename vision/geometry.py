@@ -102,7 +102,7 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
         count_rects_mm.append(mm)
         count_rects.append(px_rect(*mm))
 
-    # Grid cells are a whole number of canonical pixels, so that one INTER_AREA resize averages them.
+    # Grid cells are a whole number of canonical pixels, so that the integral image sums each exactly.
     cell_px = max(3, round(max(GRID_MIN_MM, math.sqrt(layout.size[0] * layout.size[1] / GRID_CELLS)) * s))
     cols, rows = max(1, W // cell_px), max(1, H // cell_px)
     gx = gy = g = cell_px / s
@@ -147,6 +147,42 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
         np.array(count_rects, np.int32).reshape(-1, 4), np.array([z.center for z in counts], float).reshape(-1, 2),
         float(g), cell_px, (rows, cols), np.array(grid_rects, np.int32), np.array(centres, float), background, marker,
         zone_grid, k, marker_grid, tuple(count_rects_mm))
+
+
+class RectMeans:
+    """``rect_means`` over fixed rectangles of images of one size (``size_px``, ``channels``): where their
+    corners lie in the integral image is worked out once, so that each image's means are one gather."""
+
+    def __init__(self, rects: np.ndarray, size_px: tuple[int, int], channels: int = 3):
+        x0, y0, x1, y1 = (rects[:, i].astype(np.int64) for i in range(4))
+        row = size_px[0] + 1
+        corners = np.stack([y1 * row + x1, y0 * row + x1, y1 * row + x0, y0 * row + x0])
+        self._flat = (corners[..., None] * channels + np.arange(channels)).reshape(4, -1)
+        self._area = np.repeat(((x1 - x0) * (y1 - y0)).astype(np.float64), channels)
+        self._channels = channels
+
+    def __call__(self, integral: np.ndarray) -> np.ndarray:
+        """Mean colour over each rectangle, (n, channels) float64: the same values as ``rect_means``."""
+        a, b, c, d = integral.reshape(-1).take(self._flat)  # (exact integer sums)
+        return ((a - b - c + d) / self._area).reshape(-1, self._channels)
+
+
+def grid_cell_means(integral: np.ndarray, cell_px: int, shape: tuple[int, int]) -> np.ndarray:
+    """Mean colour of every cell of the grid (``shape``: rows, cols; cells of ``cell_px`` x ``cell_px``
+    pixels from the image's corner) from the integral image of a uint8 image: (rows * cols, channels)
+    float32, rounded to whole levels half to even (as one INTER_AREA resize to the grid rounds them)."""
+    rows, cols = shape
+    channels = integral.shape[2]
+    # The cells' corners, gathered as one item per pixel (numpy is slow along a short axis).
+    pixel = np.dtype((np.void, channels * integral.itemsize))
+    corners = np.ascontiguousarray(integral.view(pixel)[:rows * cell_px + 1:cell_px, :cols * cell_px + 1:cell_px])
+    c = corners.view(integral.dtype).reshape(rows + 1, cols + 1, channels)
+    sums = c[1:, 1:] - c[:-1, 1:]
+    sums -= c[1:, :-1]
+    sums += c[:-1, :-1]
+    means = sums.reshape(-1, channels).astype(np.float32)
+    means *= np.float32(1 / (cell_px * cell_px))
+    return np.rint(means, out=means)
 
 
 def rect_means(integral: np.ndarray, rects: np.ndarray) -> np.ndarray:
