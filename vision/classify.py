@@ -95,20 +95,23 @@ def brightness(bgr01: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
     return (bgr01 @ LUMA) / float(background_bgr.astype(np.float32) @ LUMA)
 
 
+def board_lab_at(bgr01: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
+    """Per colour (BGR 0..1, (n, 3)): the Lab of the board's colour at that colour's brightness (the board
+    in a shadow or a glare looks like this)."""
+    bg = background_bgr.astype(np.float32)
+    return bgr_to_lab(np.clip(brightness(bgr01, bg), 0.25, 1.3)[:, None] * bg[None, :])
+
+
 def board_distance(bgr01: np.ndarray, background_bgr: np.ndarray, lab: np.ndarray | None = None) -> np.ndarray:
     """Per colour (BGR 0..1, (n, 3); ``lab`` its Lab if already known): ΔE from the board's colour at the
     colour's own brightness, so that a shadow on the board is no distance."""
-    bg = background_bgr.astype(np.float32)
-    expected = np.clip(brightness(bgr01, bg), 0.25, 1.3)[:, None] * bg[None, :]
-    return np.linalg.norm((bgr_to_lab(bgr01) if lab is None else lab) - bgr_to_lab(expected), axis=1)
+    return np.linalg.norm((bgr_to_lab(bgr01) if lab is None else lab) - board_lab_at(bgr01, background_bgr), axis=1)
 
 
 def board_redder(background_bgr: np.ndarray) -> np.ndarray:
     """float32 table: how much redder (Lab a*) each colour is than the board's colour at its brightness."""
     bgr, lab = _centre_lab()
-    bg = background_bgr.astype(np.float32)
-    expected = np.clip(brightness(bgr, bg), 0.25, 1.3)[:, None] * bg[None, :]
-    return (lab[:, 1] - bgr_to_lab(expected)[:, 1]).astype(np.float32)
+    return (lab[:, 1] - board_lab_at(bgr, background_bgr)[:, 1]).astype(np.float32)
 
 
 def board_table(background_bgr: np.ndarray, noise: float = NOISE_LEVELS[-1]) -> np.ndarray:

@@ -26,7 +26,7 @@ import math
 import cv2
 import numpy as np
 
-from vision import classify
+from vision import classify, robust
 from vision.colour import ColourModel
 from vision.pieces import NEAR_CAMERA
 
@@ -82,16 +82,8 @@ def lit_tops(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: n
     hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
     peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
     near = values[np.abs(values - peak) < 0.1 * peak]
-    mode = _median(near) if near.size else peak
+    mode = robust.median(near) if near.size else peak
     return v / mode, mine
-
-
-def _median(a: np.ndarray) -> float:
-    """``np.median`` of a 1-d float array (no NaN), without its overhead: the same value."""
-    k = a.size // 2
-    if a.size % 2:
-        return float(np.partition(a, k)[k])
-    return float(np.mean(np.partition(a, (k - 1, k))[k - 1:k + 1]))
 
 
 def top_blobs(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: np.ndarray, piece_px: float

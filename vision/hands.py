@@ -53,9 +53,18 @@ class HandFinder:
             if z.kind == "count":
                 pr0, pc0, pr1, pc1 = g.zone_grid_rects[z.id]
                 self._piles[pr0:pr1, pc0:pc1] = True
+        # The sizes in grid cells.
+        n_close, n_open = max(2, math.ceil(CLOSE_MM / g.grid_mm)), max(3, math.ceil(OPEN_MM / g.grid_mm))
+        self._n_grow = math.ceil(GROW_MM / g.grid_mm)
+        self._close = np.ones((n_close, n_close), np.uint8)
+        self._open = np.ones((n_open, n_open), np.uint8)
+        self._reach = np.ones((2 * self._n_grow + 3, 2 * self._n_grow + 3), np.uint8)
+        n_wrist = math.ceil(WRIST_MM / g.grid_mm)
+        self._wrist = np.ones((2 * n_wrist + 1, 2 * n_wrist + 1), np.uint8)
+        self._edge = max(1, math.ceil(EDGE_MM / g.grid_mm))
 
-    def find(self, not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, unseen_markers=(),
-             piece_de: np.ndarray | None = None) -> np.ndarray:
+    def find(self, not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, unseen_markers,
+             piece_de: np.ndarray) -> np.ndarray:
         """Per grid cell (flat arrays): ``not_board``, not the board's background; ``colours``, its light-
         normalised BGR (uint8); ``piece_de``, inside a zone, the ΔE to the nearest of that zone's pieces'
         colours (inf elsewhere). ``unseen_markers``: ids of the layout's markers not detected in this frame
@@ -69,8 +78,7 @@ class HandFinder:
                 r0, c0, r1, c1 = g.marker_grid_rects[marker_id]
                 covered[r0:r1, c0:c1] = True
         mask = ((not_board.reshape(rows, cols) & ~g.grid_marker) | covered).astype(np.uint8)
-        n_close = max(2, math.ceil(CLOSE_MM / g.grid_mm))
-        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((n_close, n_close), np.uint8))
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._close)
         hand = self._arms(closed, covered)
         if not hand.any():
             return hand.astype(bool)
@@ -78,17 +86,13 @@ class HandFinder:
         # The hand's own colours come from its core's inner cells that are not board (the closing filled
         # some board in; the outline's cells mix hand and board), nor coloured like their zone's pieces
         # (a pile the hand's blob took in).
-        inner = (cv2.erode(hand, kernel) & mask).ravel().astype(bool)
-        if piece_de is not None:
-            inner &= ~np.isfinite(piece_de)
+        inner = (cv2.erode(hand, kernel) & mask).ravel().astype(bool) & ~np.isfinite(piece_de)
         model = hand_colours(colours, inner, background_bgr)
         if model is None:
             return hand.astype(bool)
-        n_grow = math.ceil(GROW_MM / g.grid_mm)
-        reach = np.flatnonzero(cv2.dilate(hand, np.ones((2 * n_grow + 3, 2 * n_grow + 3), np.uint8)))
+        reach = np.flatnonzero(cv2.dilate(hand, self._reach))
         like, piece = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)  # only cells the hand can reach
-        like[reach], piece[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
-                                               None if piece_de is None else piece_de[reach])
+        like[reach], piece[reach] = model.like(colours[reach].astype(np.float32) / 255.0, piece_de[reach])
         like = like.reshape(rows, cols).astype(np.uint8)
         piece = piece.reshape(rows, cols)
         took_pile = bool((hand.astype(bool) & piece & self._piles).any())
@@ -101,7 +105,7 @@ class HandFinder:
             kept = np.unique(labels[(arms > 0) & (hand > 0)])
             hand = np.isin(labels, kept[kept > 0]).astype(np.uint8)
         allowed = like | g.grid_marker.astype(np.uint8) | hand
-        for _ in range(n_grow):
+        for _ in range(self._n_grow):
             grown = cv2.dilate(hand, kernel) & allowed
             if np.array_equal(grown, hand):
                 break
@@ -115,14 +119,13 @@ class HandFinder:
         like the board): uint8 mask of the opened blobs kept."""
         g = self.g
         rows, cols = g.grid_shape
-        n_open = max(3, math.ceil(OPEN_MM / g.grid_mm))
         # (Near the grid's border cv2's erosion sees ones outside: a blob that comes within the square's
         # size of the edge is opened out to it, as an arm partly off the board should be.)
-        opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((n_open, n_open), np.uint8))
+        opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, self._open)
         if not opened.any():
             return opened
         n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-        e = max(1, math.ceil(EDGE_MM / g.grid_mm))
+        e = self._edge
         r0, c0, r1, c1 = self._spilled
         seen = np.bincount(labels[~covered], minlength=n)  # a hidden marker alone is no hand
         keep, near = [], []
@@ -139,8 +142,7 @@ class HandFinder:
                 # one blob, or a palm beyond a wrist that looks like the board
         hand = np.isin(labels, keep).astype(np.uint8)
         if keep and near:
-            n_wrist = math.ceil(WRIST_MM / g.grid_mm)
-            reach = cv2.dilate(hand, np.ones((2 * n_wrist + 1, 2 * n_wrist + 1), np.uint8))
+            reach = cv2.dilate(hand, self._wrist)
             joined = [i for i in near if reach[labels == i].any()]
             if joined:
                 hand |= np.isin(labels, joined).astype(np.uint8)
@@ -158,7 +160,7 @@ class HandColours:
     centres: np.ndarray
     background_bgr: np.ndarray
 
-    def like(self, bgr01: np.ndarray, piece_de: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def like(self, bgr01: np.ndarray, piece_de: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per colour (normalised BGR 0..1, (n, 3)): (like the hand: nearer one of its colours than the
         board's colour at the same brightness and than the nearest colour of the pieces the cell's zone
         may hold (``piece_de``), and near enough one of them; like a piece: nearer that piece colour than
@@ -167,10 +169,8 @@ class HandColours:
         d_board = classify.board_distance(bgr01, self.background_bgr, lab)
         w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
         d_hand = np.linalg.norm((lab[:, None, :] - self.centres[None]) * w, axis=2).min(axis=1)
-        like = (d_hand < d_board) & (d_hand < HAND_DE)
-        if piece_de is None:
-            return like, np.zeros_like(like)
-        return like & (d_hand < piece_de), piece_de < d_hand
+        like = (d_hand < d_board) & (d_hand < HAND_DE) & (d_hand < piece_de)
+        return like, piece_de < d_hand
 
 
 def hand_colours(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray) -> HandColours | None:

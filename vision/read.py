@@ -11,8 +11,9 @@ shades too. The cells vote; a zone is empty when too few cells look like a piece
 it may hold. A zone under a hand, or whose cells mostly match none of its labels, is ``unknown``.
 
 Light: the board's background is sampled in every grid cell that holds no zone and no marker, a smooth
-field (a quadratic surface per channel, outliers such as hands and shadows dropped) is fitted, and each
-zone's colours are scaled so that the background there shows its nominal colour. Colour prototypes live
+field (the light's colour and one quadratic surface of its strength, outliers such as hands and shadows
+dropped) is fitted, and each zone's colours are scaled so that the background there shows its nominal
+colour. Colour prototypes live
 in that normalised space, so a calibration made under one light holds under another.
 """
 
@@ -27,9 +28,9 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import Calibration, LensModel
-from vision import classify
+from vision import classify, robust
 from vision.colour import ColourModel, bgr_to_lab
-from vision.count import _median, count_zone
+from vision.count import count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
 from vision.hands import HandFinder
 from vision.locate import Location, Locator
@@ -100,9 +101,10 @@ MIN_BOARD_SHARE = 0.25  # fewer free cells than this of the board's colour: the 
 
 @dataclass(frozen=True)
 class LightField:
-    """The light over the board: a per-channel quadratic surface through log(colour), held within
-    ``FIELD_SLACK`` of the range the fitted cells showed (a surface fitted on a ring of free cells, with a
-    gap where a hand or its shadow lies, must not run away across the board's middle)."""
+    """The light over the board in log(colour): the light's colour (three constants, in ``coef[0]``) plus
+    one quadratic surface of its strength that the channels share (the columns of ``coef[1:]`` are equal),
+    held within ``FIELD_SLACK`` of the range the fitted cells showed (a surface fitted on a ring of free
+    cells, with a gap where a hand or its shadow lies, must not run away across the board's middle)."""
     coef: np.ndarray  # (6, 3)
     lo: np.ndarray  # (3,)
     hi: np.ndarray  # (3,)
@@ -154,8 +156,7 @@ def _fit_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.ndarray 
         tint = np.abs(resid - level[:, None]).max(axis=1)
         # The board's scatter about the surface, from the cells' spread about their own median (not about
         # the surface, which a big shadow pulls away from both its cells and the lit ones).
-        level_kept = level[keep]
-        spread = max(0.02, 1.4826 * _median(np.abs(level_kept - _median(level_kept))))
+        spread = max(0.02, robust.centre_and_spread(level[keep])[1])
         new = (level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread)) & (tint < max(0.05, 3 * spread))
         if (new == keep).all():
             break
@@ -167,18 +168,6 @@ def _fit_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.ndarray 
 
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 0.5)  # log of a uint8 level, looked up
-
-
-def _lower_quartile(a: np.ndarray) -> float:
-    """``np.percentile(a, 25)`` of a 1-d float array (no NaN), without its overhead: the same value."""
-    at = 0.25 * (a.size - 1)
-    k, t = int(at), at - int(at)
-    if k + 1 >= a.size:
-        return float(np.partition(a, k)[k])
-    part = np.partition(a, (k, k + 1))
-    lo, hi = part[k], part[k + 1]
-    d = hi - lo  # (numpy scalars: in the array's precision, as numpy interpolates)
-    return float(lo + d * t if t < 0.5 else hi - d * (1 - t))
 
 
 def _basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:
@@ -223,24 +212,21 @@ class Reader:
         for zid in (*g.slot_ids, *g.count_ids):
             labels = tuple(sorted(self.layout.zone(zid).labels))
             zone_set.append(sets.setdefault(labels, len(sets)))
-        self.tables = np.stack([classify.label_table(
-            self.prototypes, np.array([label in labels or label == "empty" for label in self.labels]))
-            for labels in sets]) if sets else np.zeros((0, classify.LEVELS ** 3), np.uint8)
+        # Per set of labels zones allow: which of the reader's labels it allows (the board always).
+        allowed = [np.array([label in labels or label == "empty" for label in self.labels]) for labels in sets]
+        no_table = np.zeros((0, classify.LEVELS ** 3), np.uint8)
+        self.tables = np.stack([classify.label_table(self.prototypes, a) for a in allowed]) if sets else no_table
         self._slot_set = np.repeat(np.array(zone_set[:len(g.slot_ids)], np.int64), g.cells * g.cells)
         self._slot_table = self._slot_set * classify.LEVELS ** 3  # (where each slot cell's table starts, flat)
         self._slot_row = np.repeat(np.arange(len(g.slot_ids)), g.cells * g.cells) * (len(self.labels) + 1)
         self._slot_means = RectMeans(g.slot_rects, g.size_px)
         self._count_set = zone_set[len(g.slot_ids):]
         # Counting takes every colour's nearest label or the board (vision/count.py says why).
-        self.count_tables = {k: classify.nearest_table(
-            self.prototypes, np.array([label in labels or label == "empty" for label in self.labels]))
-            for labels, k in sets.items() if k in self._count_set}
+        self.count_tables = {k: classify.nearest_table(self.prototypes, allowed[k]) for k in set(self._count_set)}
         # A grid cell inside a zone whose colour is one of that zone's pieces is "explained": a hand found
         # nearby does not grow over it (the piece stays readable).
-        explain = [classify.label_table(self.prototypes, np.array([label in labels or label == "empty"
-                                                                   for label in self.labels]), EXPLAIN_DE)
-                   for labels in sets]
-        self._explain = np.stack(explain) if explain else np.zeros((0, classify.LEVELS ** 3), np.uint8)
+        self._explain = np.stack([classify.label_table(self.prototypes, a, EXPLAIN_DE) for a in allowed]
+                                 ) if sets else no_table
         rows, cols = g.grid_shape
         self._cell_set = np.full((rows, cols), -1, np.int64)
         for zid, k in zip((*g.slot_ids, *g.count_ids), zone_set, strict=True):
@@ -253,9 +239,8 @@ class Reader:
         bg_log = np.log(model.background_bgr * 255.0 + 0.5)
         self._board_chroma = (bg_log - bg_log.mean()).astype(np.float32)
         self._redder_table = classify.board_redder(model.background_bgr)
+        self._skin_patch = max(3, round(SKIN_PATCH_MM / g.grid_mm) | 1)  # grid cells
         self._log_background = np.log(np.clip(model.background_bgr, 1e-3, None))
-        self.board = self.boards[-1]  # the most tolerant: to pick the light field's cells before the noise is known
-        self._background_lab = bgr_to_lab(model.background_bgr)
         slots = [layout.zone(z) for z in g.slot_ids]
         shapes = piece_shapes(layout)
         inset_area = np.array([(z.size[0] - 3) * (z.size[1] - 3) for z in slots], float)
@@ -468,10 +453,10 @@ class Reader:
 
     def _local_light(self, light: np.ndarray, board: np.ndarray, at: np.ndarray) -> np.ndarray:
         """At grid cells ``at`` (flat indices), the light that reaches the board around each as a fraction of
-        the light field's (which follows the lit board): the mean brightness of the board's own cells within
-        ``LOCAL_LIGHT_MM`` (wide enough that a piece's own shadow is a small part of them); left at 1
-        unless plainly in a shadow. ``light``: each cell's brightness as a fraction of the board's;
-        ``board``: the cells that show the board."""
+        the light field's (which follows the lit board): the mean brightness of the board's own cells in a
+        square ``LOCAL_LIGHT_MM`` wide around it (wide enough that a piece's own shadow is a small part of
+        them); left at 1 unless plainly in a shadow. ``light``: each cell's brightness as a fraction of the
+        board's; ``board``: the cells that show the board."""
         rows, cols = self.geometry.grid_shape
         weight = board.astype(np.float32)
         n = max(3, math.ceil(LOCAL_LIGHT_MM / self.geometry.grid_mm) | 1)
@@ -506,7 +491,8 @@ class Reader:
         mean = (b + g + r) / 3
         cb, cg, cr = self._board_chroma
         d = np.maximum(np.maximum(np.abs(b - mean - cb), np.abs(g - mean - cg)), np.abs(r - mean - cr))
-        tolerance = max(CHROMA_MIN, CHROMA_SPAN * _median(d[self._field_cells])) / np.sqrt(np.clip(light, 0.1, 1.0))
+        tolerance = max(CHROMA_MIN, CHROMA_SPAN * robust.median(d[self._field_cells])) / np.sqrt(
+            np.clip(light, 0.1, 1.0))
         return not_board | (d > tolerance) | self._redder(grid_idx)
 
     def _redder(self, grid_idx: np.ndarray) -> np.ndarray:
@@ -518,12 +504,12 @@ class Reader:
         shifts a* by about a unit.)"""
         rows, cols = self.geometry.grid_shape
         redder = self._redder_table[grid_idx]
-        n = max(3, round(SKIN_PATCH_MM / self.geometry.grid_mm) | 1)
+        n = self._skin_patch
         patch = cv2.boxFilter(redder.reshape(rows, cols), -1, (n, n)).ravel()
         free_patch, free_cell = patch[self._field_cells], redder[self._field_cells]
-        typical, cell_typical = _median(free_patch), _median(free_cell)
-        spread = max(SKIN_SPREAD_MIN, 1.4826 * _median(np.abs(free_patch - typical)))
-        cell_spread = 1.4826 * _median(np.abs(free_cell - cell_typical))
+        typical, spread = robust.centre_and_spread(free_patch)
+        cell_typical, cell_spread = robust.centre_and_spread(free_cell)
+        spread = max(SKIN_SPREAD_MIN, spread)
         return (patch > typical + SKIN_SPAN * spread) & (redder > cell_typical + cell_spread)
 
     def _noise_level(self, grid_norm: np.ndarray) -> int:
@@ -533,7 +519,7 @@ class Reader:
         times its first quartile)."""
         de = classify.board_distance(grid_norm.take(self._field_cells, axis=0).astype(np.float32) / 255.0,
                                      self.model.background_bgr)
-        return classify.noise_level(1.4 * _lower_quartile(de))
+        return classify.noise_level(1.4 * robust.lower_quartile(de))
 
     def _read_slots(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray) -> dict[str, ZoneReading]:
         """``cover``: the fraction of each slot under the hand mask."""

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from assistant.decks.chaudron import SAMPLE, DeckError, load_deck
-from assistant.engines.chaudron import RARITIES, RARITY_TABLE, Cauldron, Game, IllegalMove, rarity_mismatch
+from assistant.engines.chaudron import (
+    RARITIES,
+    RARITY_TABLE,
+    Cauldron,
+    Game,
+    IllegalMove,
+    rarity_counts,
+    rarity_mismatch,
+)
 from assistant.records import RecordError, Report, Step
 from calibration.layout import load_layout
 
@@ -119,9 +127,8 @@ def _potions(record: dict, source: str, deck, players: int):
         raise RecordError(f"{source}: potions: no potion {e.args[0]!r} in the deck") from None
     wrong = rarity_mismatch(potions, players)
     if wrong:
-        got = {r: sum(p.rarity == r for p in potions) for r in RARITIES}
         raise RecordError(f"{source}: potions: {wrong}; the record has "
-                          + ", ".join(f"{n} {r}" for r, n in got.items() if n))
+                          + ", ".join(f"{n} {r}" for r, n in rarity_counts(potions).items() if n))
     ranks = [RARITIES.index(p.rarity) for p in potions]
     if ranks != sorted(ranks):
         raise RecordError(f"{source}: potions: the deck is stacked commons on top down to mythics at the bottom")

@@ -8,9 +8,9 @@ import numpy as np
 
 from vision import classify
 from vision.colour import bgr_to_lab
-from vision.count import _median
 from vision.geometry import RectMeans, grid_cell_means, rect_means
-from vision.read import FIELD_SLACK, LightField, _lower_quartile
+from vision.read import FIELD_SLACK, LightField
+from vision.robust import lower_quartile, median
 
 
 def test_grid_cell_means_are_an_area_resize_to_the_grid():
@@ -55,8 +55,8 @@ def test_median_and_lower_quartile_are_numpys():
     for size in range(1, 60):
         for dtype in (np.float32, np.float64):
             a = (rng.random(size) * 10).astype(dtype)
-            assert _median(a) == np.median(a)
-            assert _lower_quartile(a) == np.percentile(a, 25)
+            assert median(a) == np.median(a)
+            assert lower_quartile(a) == np.percentile(a, 25)
 
 
 def test_light_field_gain_channel_by_channel_is_the_plain_formula():

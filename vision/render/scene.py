@@ -163,14 +163,18 @@ def _light_dir(lighting: Lighting) -> np.ndarray:
     return np.array([math.cos(a), math.sin(a)])
 
 
+def _shadow_offset(lighting: Lighting, height_mm: float) -> np.ndarray:
+    """How far (board mm, x and y) the shadow of something ``height_mm`` above the board falls from it."""
+    cot = 1 / math.tan(math.radians(max(15.0, lighting.elevation_deg)))
+    return _light_dir(lighting) * height_mm * cot
+
+
 def draw_shadows(canvas: Canvas, pieces: list[Placed], lighting: Lighting) -> None:
     """Cast the pieces' sharp shadows on the board, away from the light (before the pieces are drawn)."""
-    toward = _light_dir(lighting)
-    cot = 1 / math.tan(math.radians(max(15.0, lighting.elevation_deg)))
     mask = np.zeros((canvas.h, canvas.w), np.float32)
     for p in pieces:
         base = _footprint(p)
-        moved = base - toward * p.shape.height * cot
+        moved = base - _shadow_offset(lighting, p.shape.height)
         hull = cv2.convexHull(np.concatenate([base, moved]).astype(np.float32)).reshape(-1, 2)
         canvas.poly(mask, hull, 1.0)
     mask = cv2.GaussianBlur(mask, (0, 0), 0.8 * canvas.s)
@@ -179,10 +183,8 @@ def draw_shadows(canvas: Canvas, pieces: list[Placed], lighting: Lighting) -> No
 
 def draw_hand_shadow(canvas: Canvas, hand_polys: list[np.ndarray], hand: Hand, lighting: Lighting) -> None:
     """The hand's soft shadow, over the board and the pieces under it alike (drawn after the pieces)."""
-    toward = _light_dir(lighting)
-    cot = 1 / math.tan(math.radians(max(15.0, lighting.elevation_deg)))
     soft = np.zeros((canvas.h, canvas.w), np.float32)
-    offset = toward * hand.height_mm * cot
+    offset = _shadow_offset(lighting, hand.height_mm)
     for poly in hand_polys:
         canvas.poly(soft, poly - offset, 1.0)
     soft = cv2.GaussianBlur(soft, (0, 0), 6 * canvas.s)

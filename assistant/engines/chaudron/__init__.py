@@ -28,7 +28,7 @@ from .cards import (
     Potion,
 )
 from .concoct import Concoction, concoct, concoctable, forced
-from .game import Game, Revealed, hand_size, potion_deck, rarity_mismatch, setup_cauldron
+from .game import Game, Revealed, hand_size, potion_deck, rarity_counts, rarity_mismatch, setup_cauldron
 from .grid import LABELS, LETTERS, RESOURCES, Cauldron, IllegalMove
 from .ingredient import Play, Resolution, apply, place, placements
 from .physical import Verdict, check_move
@@ -38,5 +38,5 @@ __all__ = [
     "CRAMES_TO_LOSE", "CRAME_CAP", "LABELS", "LETTERS", "POTIONS_TO_MAKE", "RARITIES", "RARITY_TABLE", "RESOURCES",
     "Block", "Cauldron", "Concoction", "Game", "Group", "IllegalMove", "Ingredient", "Placement", "Play", "Potion",
     "Resolution", "Revealed", "Verdict", "apply", "check_move", "concoct", "concoctable", "forced", "hand_size",
-    "link", "place", "placements", "potion_deck", "rarity_mismatch", "setup_cauldron",
+    "link", "place", "placements", "potion_deck", "rarity_counts", "rarity_mismatch", "setup_cauldron",
 ]

@@ -56,11 +56,15 @@ def potion_deck(potions, players: int, rng: random.Random) -> tuple[Potion, ...]
     return tuple(deck)
 
 
+def rarity_counts(potions) -> dict[str, int]:
+    """How many of ``potions`` are of each rarity (every rarity, in RARITIES' order)."""
+    return {r: sum(p.rarity == r for p in potions) for r in RARITIES}
+
+
 def rarity_mismatch(potions, players: int) -> str | None:
     """Why these 7 potions are not a deck for ``players`` witches by the rarity table, or None."""
     wanted = RARITY_TABLE[players]
-    got = {r: sum(p.rarity == r for p in potions) for r in RARITIES}
-    if got == wanted:
+    if rarity_counts(potions) == wanted:
         return None
     return f"{players} witches play " + ", ".join(f"{n} {r}" for r, n in wanted.items() if n)
 
