@@ -34,6 +34,7 @@ from vision.count import count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
 from vision.hands import HandFinder
 from vision.locate import Location, Locator
+from vision.shadow import HandShadow, fit_hand_shadow
 
 PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first three: a lit top face
 EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves of a glare; shadows
@@ -43,6 +44,8 @@ HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
 LOCAL_LIGHT_MM = 40.0  # the board around a slot that tells the light reaching it
 IN_SHADOW = 0.85  # the board around a zone darker than this: a shadow over it
 SHADOWED_RING = 0.15  # this share of the free board around a tray in a shadow: a shadow across it
+SHADE_CROSSES = 0.9  # the hand's fitted shadow leaves less light than this somewhere on a tray: relight it
+SHADOW_SLACK_MM = 3.0  # how far the fitted shadow's edge may be off (the hand mask's cells are 4 mm)
 MIN_LIGHT_CELLS = 0.2  # (fewer board cells than this share of them around: nothing to tell the light by)
 LOW_CONFIDENCE = 0.6
 
@@ -395,16 +398,24 @@ class Reader:
         cover = self._zone_cover(hands)
         zones = self._read_slots(slot_means, gain_slot, cover[:len(g.slot_ids)])
         counts = {}
+        shadow = fit_hand_shadow(hands, light, board, g.grid_mm) if g.count_ids and hands.any() else None
         for i, zid in enumerate(g.count_ids):
             if cover[len(g.slot_ids) + i] > 0:  # a cube under a finger is a cube missed: no count, not a wrong one
                 counts[zid] = CountReading(None, 0.0)
                 continue
-            if self._tray_shadowed(i, light, board, hands):
-                counts[zid] = CountReading(None, 0.0)  # an arm's shadow across the tray: wait for it to pass
-                continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
-            counts[zid] = count_zone(norm, self.layout.zone(zid).labels, self.model, self.labels,
-                                     self.count_tables[self._count_set[i]], COUNT_PX_PER_MM)
+            r0, c0, r1, c1 = g.zone_grid_rects[zid]
+            crossed = shadow is not None and float(shadow.light[r0:r1, c0:c1].min()) < SHADE_CROSSES
+            if crossed or self._tray_shadowed(i, light, board, hands):
+                # A hand's shadow across the tray: read it in the light the fitted shadow leaves there, if
+                # that shadow accounts for the board's darkness around it; else wait for it to pass.
+                found = [self._count(i, relit) for relit in self._out_of_shadow(i, norm, shadow, light, board)]
+                # A count that changes when the shadow moves a little has a side on the shadow's edge lit
+                # as a top (or a top left dark): wait.
+                same = bool(found) and all(f.count == found[0].count for f in found)
+                counts[zid] = found[0] if same else CountReading(None, 0.0)
+                continue
+            counts[zid] = self._count(i, norm)
         if self.cards:
             zones.update(self.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
@@ -468,7 +479,7 @@ class Reader:
     def _tray_shadowed(self, i: int, light: np.ndarray, board: np.ndarray, hands: np.ndarray) -> bool:
         """A shadow lies across count zone ``i`` (an arm's, reaching over the board): the free board
         around it, beyond its own pieces' shadows, is partly much darker than the light field says. Its
-        covered tops would look like no tops: the count waits rather than miss them."""
+        covered tops would look like no tops: the tray is counted only in the light a fitted shadow leaves."""
         ring = self._tray_rings[i]
         seen = ring[board[ring]]
         # The hand itself that near the tray counts as shadow: its shadow falls beside it, and the hand
@@ -477,6 +488,32 @@ class Reader:
         if len(seen) + near < 8:
             return False
         return (np.count_nonzero(light[seen] < IN_SHADOW) + near) / (len(seen) + near) >= SHADOWED_RING
+
+    def _count(self, i: int, norm: np.ndarray) -> CountReading:
+        zid = self.geometry.count_ids[i]
+        return count_zone(norm, self.layout.zone(zid).labels, self.model, self.labels,
+                          self.count_tables[self._count_set[i]], COUNT_PX_PER_MM)
+
+    def _out_of_shadow(self, i: int, norm: np.ndarray, shadow: HandShadow | None, light: np.ndarray,
+                       board: np.ndarray) -> list[np.ndarray]:
+        """Count zone ``i``'s normalised crop relit by the hand's fitted ``shadow``: as fitted, then moved
+        ``SHADOW_SLACK_MM`` each way along x and y (the mask it is fitted from is coarse). None of them when
+        the shadow does not account for the dark board around the tray: its tops cannot be told from sides."""
+        if shadow is None:
+            return []
+        ring = self._tray_rings[i]
+        seen = ring[board[ring]]
+        relit = light[seen] / shadow.light.ravel()[seen]
+        if len(seen) < 8 or np.count_nonzero(relit < IN_SHADOW) >= SHADOWED_RING * len(seen):
+            return []
+        x0, y0 = self.geometry.count_rects_mm[i][:2]
+        h, w = norm.shape[:2]
+        xs, ys = x0 + (np.arange(w) + 0.5) / COUNT_PX_PER_MM, y0 + (np.arange(h) + 0.5) / COUNT_PX_PER_MM
+        out = []
+        for dx, dy in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
+            reach = shadow.at_mm(xs + dx * SHADOW_SLACK_MM, ys + dy * SHADOW_SLACK_MM, self.geometry.grid_mm)
+            out.append(np.clip(norm / reach[..., None] + 0.5, 0, 255).astype(np.uint8))
+        return out
 
     def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray, light: np.ndarray) -> np.ndarray:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in
