@@ -17,6 +17,10 @@ on big piles as soon as the top faces' outline is a pixel off all around; placin
 The area estimate is kept as a check: when it and the squares disagree by more than ``DISAGREE`` pieces
 (part of the pile unlike its colour, a hand's shadow over it), the zone is uncountable (``None``) rather
 than a guess; the stabiliser waits for a better frame.
+
+The cost is mostly per square: each is a handful of small array calls that update the sums within its
+reach (``_Squares``, arguments by position into buffers made once), and the last square is not followed
+by an update once what is left of the tops could not fill half a square: the same squares, for less.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ BLUR_SIGMA = 0.7  # px: smooth the noise, not the seams between tops
 PILE_GAP_MM = 0.25  # between two touching pieces in a pile
 MIN_BLOB = 0.3  # fraction of one piece below which a blob is noise, and a hole is filled
 MAX_PIECES = 60
+ROUNDING = 0.5  # px of topness: far more than the float32 box sums, kept by subtraction, can drift
 LUMA = np.array([0.114, 0.587, 0.299], np.float32)
 
 
@@ -68,22 +73,40 @@ def blob_pieces(area_px: np.ndarray | float, piece_px: float, gap_px: float) -> 
     return np.maximum(t * t, area_px / a) if g <= 0 else t * t
 
 
+def label_pixels(codes: np.ndarray, label_index: int) -> np.ndarray:
+    """The pixels (bool) whose code (uint8, from a table) is the label ``label_index`` at any shade."""
+    mine = (codes >> 4) == label_index  # code = label * 16 + shade
+    if label_index == classify.HIGHLIGHT >> 4:  # the last label's codes end with HIGHLIGHT and FOREIGN
+        mine &= codes < classify.HIGHLIGHT
+    return mine
+
+
 def lit_tops(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: np.ndarray, piece_px: float
              ) -> tuple[np.ndarray, np.ndarray] | None:
     """(brightness relative to the label's lit tops, pixels of the label) in a normalised crop, or None
     when the label is hardly there. The tops' brightness is the mode of the label's pixels."""
-    codes = table.take(classify.index(norm))
-    mine = (codes < classify.HIGHLIGHT) & (codes // 16 == label_index)
+    mine = label_pixels(table.take(classify.index(norm)), label_index)
     if np.count_nonzero(mine) < MIN_BLOB * piece_px:
         return None
-    v = (norm.astype(np.float32) @ LUMA) / (255.0 * max(float(proto_bgr @ LUMA), 1e-3))
+    return relative_brightness(luma_of(norm), mine, proto_bgr), mine
+
+
+def luma_of(norm: np.ndarray) -> np.ndarray:
+    """Brightness (float32, 0..255) of every pixel of a uint8 BGR crop."""
+    return norm.astype(np.float32) @ LUMA
+
+
+def relative_brightness(luma: np.ndarray, mine: np.ndarray, proto_bgr: np.ndarray) -> np.ndarray:
+    """Each pixel's brightness (float32) relative to the lit tops of the label whose pixels are ``mine``:
+    the mode of their brightness."""
+    v = luma / (255.0 * max(float(proto_bgr @ LUMA), 1e-3))
     values = v[mine]
     bins = np.floor((values - 0.6) * 40).astype(np.int32)  # 0.025 wide from 0.6 to 1.5
     hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
     peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
     near = values[np.abs(values - peak) < 0.1 * peak]
     mode = robust.median(near) if near.size else peak
-    return v / mode, mine
+    return v / mode
 
 
 def top_blobs(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: np.ndarray, piece_px: float
@@ -107,43 +130,83 @@ def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
     pad = side // 2 + ring + 1
     h, w = topness.shape
     y0, x0 = max(0, y - pad), max(0, x - pad)
-    left = topness[y0:min(h, y + bh + pad), x0:min(w, x + bw + pad)].astype(np.float32)
-    outer = side + 2 * ring
-    k_in, k_ring = 1.0 / (side * side), 1.0 / (outer * outer - side * side)
-    need = MIN_COVER * side * side
-    half, reach = side // 2, outer // 2
-    zero = cv2.BORDER_CONSTANT
-
-    def box(a, k):
-        return cv2.boxFilter(a, -1, (k, k), normalize=False, borderType=zero)
-
-    def scored(inner, around, out):  # inner / side² - ring / ring area, where a square covers enough
-        np.multiply(inner, k_in + k_ring, out=out)
-        out -= around * k_ring
-        out[inner < need] = -np.inf
-
-    inner, around = box(left, side), box(left, outer)
-    score = np.empty_like(inner)
-    scored(inner, around, score)
-    flat = score.ravel()
-    h, w = left.shape
+    squares = _Squares(topness[y0:min(h, y + bh + pad), x0:min(w, x + bw + pad)], side, ring)
+    flat = squares.score.ravel()
     centres = []
     while len(centres) < MAX_PIECES:
         k = int(flat.argmax())
         if flat[k] == -np.inf:
             break
-        r, c = divmod(k, w)
+        r, c = divmod(k, squares.score.shape[1])
         centres.append((r + y0, c + x0))
-        # Take the square's top away; the box sums change only within reach of it.
-        r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
-        R0, R1, C0, C1 = max(0, r0 - reach), min(h, r1 + reach), max(0, c0 - reach), min(w, c1 + reach)
-        taken = cv2.copyMakeBorder(left[r0:r1, c0:c1], r0 - R0, R1 - r1, c0 - C0, C1 - c1, zero)
-        left[r0:r1, c0:c1] = 0
-        near_in, near_around = inner[R0:R1, C0:C1], around[R0:R1, C0:C1]
-        near_in -= box(taken, side)
-        near_around -= box(taken, outer)
-        scored(near_in, near_around, score[R0:R1, C0:C1])
+        if not squares.take(r, c):
+            break
     return centres
+
+
+class _Squares:
+    """What is left of the topness, its sums over a square and over a square with its ring around every
+    place, and the score of a square there: inner / side² - ring / ring area where it covers enough
+    (else -inf). Taking a square away changes the sums only within reach of it: they are updated there.
+
+    Each update is a few small OpenCV and numpy calls (their overheads are most of the cost: arguments by
+    position, into buffers made once); the arithmetic is the plain one (float32 products and differences,
+    as numpy does them), so that the same squares win as with whole-array numpy."""
+
+    def __init__(self, topness: np.ndarray, side: int, ring: int):
+        self.left = topness.astype(np.float32)
+        self.side, self.outer = side, side + 2 * ring
+        self.half, self.reach = side // 2, self.outer // 2
+        self.k_ring = 1.0 / (self.outer * self.outer - side * side)
+        self.k_both = 1.0 / (side * side) + self.k_ring
+        self.need = MIN_COVER * side * side
+        # inner >= need as one threshold: inner > the float32 just below need
+        self.below_need = float(np.nextafter(np.float32(self.need), np.float32(-np.inf)))
+        self.rest = cv2.sumElems(self.left)[0]  # the topness not yet under a square: no square covers more
+        self.inner, self.around = self._box(self.left, self.side), self._box(self.left, self.outer)
+        self.score = np.empty_like(self.inner)
+        self._scored(self.inner, self.around, self.score, np.empty_like(self.inner))
+        size = side + 2 * self.reach  # a square and all it changes, away from the crop's edges
+        taken = np.zeros((size, size), np.float32)  # zero but for the square taken away, at its middle
+        self.core = taken[self.reach:self.reach + side, self.reach:self.reach + side]
+        self.buffers = (taken, *np.empty((3, size, size), np.float32))
+
+    @staticmethod
+    def _box(a: np.ndarray, k: int, dst: np.ndarray | None = None) -> np.ndarray:
+        return cv2.boxFilter(a, -1, (k, k), dst, (-1, -1), False, cv2.BORDER_CONSTANT)
+
+    def _scored(self, inner: np.ndarray, around: np.ndarray, out: np.ndarray, tmp: np.ndarray) -> None:
+        np.multiply(inner, self.k_both, out=out)
+        np.multiply(around, self.k_ring, out=tmp)
+        cv2.subtract(out, tmp, out)
+        # -inf where the square covers too little: subtract inf there, 0 elsewhere
+        cv2.threshold(inner, self.below_need, np.inf, cv2.THRESH_BINARY_INV, tmp)
+        cv2.subtract(out, tmp, out)
+
+    def take(self, r: int, c: int) -> bool:
+        """Take away the square centred at (r, c) and update the sums and scores within its reach; False
+        (and no update) when what is left could not fill enough of a square anywhere: no more squares."""
+        self.rest -= float(self.inner[r, c])  # (what the square covers)
+        if self.rest < self.need - ROUNDING:
+            return False
+        h, w = self.left.shape
+        half, m = self.half, self.half + self.reach  # m: from the centre to the edge of what changes
+        r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
+        square = self.left[r0:r1, c0:c1]
+        if m <= r < h - m and m <= c < w - m:  # the usual case: all of it inside the crop, the buffers fit
+            R0, R1, C0, C1 = r - m, r + m + 1, c - m, c + m + 1
+            taken, d_in, d_around, tmp = self.buffers
+            self.core[...] = square
+        else:  # cut off by the crop's edge
+            R0, R1, C0, C1 = max(0, r - m), min(h, r + m + 1), max(0, c - m), min(w, c + m + 1)
+            taken = cv2.copyMakeBorder(square, r0 - R0, R1 - r1, c0 - C0, C1 - c1, cv2.BORDER_CONSTANT)
+            d_in, d_around, tmp = np.empty((3, *taken.shape), np.float32)
+        square[...] = 0
+        near_in, near_around = self.inner[R0:R1, C0:C1], self.around[R0:R1, C0:C1]
+        cv2.subtract(near_in, self._box(taken, self.side, d_in), near_in)
+        cv2.subtract(near_around, self._box(taken, self.outer, d_around), near_around)
+        self._scored(near_in, near_around, self.score[R0:R1, C0:C1], tmp)
+        return True
 
 
 def piece_area_px(model: ColourModel, label: str, px_per_mm: float) -> float:
@@ -173,16 +236,17 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
                  px_per_mm: float) -> dict[str, tuple[int, float]]:
     """Per label: (pieces counted one by one, the area estimate in pieces) in a normalised crop."""
     norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
+    codes = table.take(classify.index(norm))  # (once for all the zone's labels)
     out = {}
     for label in zone_labels:
         if label == "empty":
             continue
         piece_px = piece_area_px(model, label, px_per_mm)
-        tops = lit_tops(norm, labels.index(label), model.prototypes_bgr[label], table, piece_px)
-        if tops is None:
+        mine = label_pixels(codes, labels.index(label))
+        if np.count_nonzero(mine) < MIN_BLOB * piece_px:
             out[label] = (0, 0.0)
             continue
-        v, mine = tops
+        v = relative_brightness(luma_of(norm), mine, model.prototypes_bgr[label])
         topness = np.clip((v - TOP_FLOOR) * (1 / (1 - TOP_FLOOR)), 0, 1) * mine
         side = round(math.sqrt(piece_px)) | 1
         n = len(peel(topness, side, max(1, round(RING_MM * px_per_mm))))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision import classify
+import vision.read
+from vision import classify, count
 from vision.colour import bgr_to_lab
 from vision.geometry import RectMeans, grid_cell_means, rect_means
 from vision.read import FIELD_SLACK, LightField
@@ -68,3 +69,134 @@ def test_light_field_gain_channel_by_channel_is_the_plain_formula():
     for basis in (rng.uniform(-1, 1, (1000, 6)), rng.uniform(-1, 1, 6)):
         plain = ref / np.exp(np.clip(basis @ coef, field.lo - FIELD_SLACK, field.hi + FIELD_SLACK))
         assert np.array_equal(field.gain(basis, ref), plain)
+
+
+def _plain_peel(topness, side, ring):
+    """``count.peel`` as whole-array numpy calls, square after square (as it was first written)."""
+    x, y, bw, bh = cv2.boundingRect((topness > 0).view(np.uint8))
+    if bw == 0:
+        return []
+    pad = side // 2 + ring + 1
+    h, w = topness.shape
+    y0, x0 = max(0, y - pad), max(0, x - pad)
+    left = topness[y0:min(h, y + bh + pad), x0:min(w, x + bw + pad)].astype(np.float32)
+    outer = side + 2 * ring
+    k_in, k_ring, need = 1.0 / (side * side), 1.0 / (outer * outer - side * side), count.MIN_COVER * side * side
+    half, reach = side // 2, outer // 2
+
+    def box(a, k):
+        return cv2.boxFilter(a, -1, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
+
+    def scored(inner, around, out):
+        np.multiply(inner, k_in + k_ring, out=out)
+        out -= around * k_ring
+        out[inner < need] = -np.inf
+
+    inner, around = box(left, side), box(left, outer)
+    score = np.empty_like(inner)
+    scored(inner, around, score)
+    h, w = left.shape
+    centres = []
+    while len(centres) < count.MAX_PIECES:
+        k = int(score.argmax())
+        if score.flat[k] == -np.inf:
+            break
+        r, c = divmod(k, w)
+        centres.append((r + y0, c + x0))
+        r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
+        R0, R1, C0, C1 = max(0, r0 - reach), min(h, r1 + reach), max(0, c0 - reach), min(w, c1 + reach)
+        taken = np.zeros((R1 - R0, C1 - C0), np.float32)
+        taken[r0 - R0:r1 - R0, c0 - C0:c1 - C0] = left[r0:r1, c0:c1]
+        left[r0:r1, c0:c1] = 0
+        inner[R0:R1, C0:C1] -= box(taken, side)
+        around[R0:R1, C0:C1] -= box(taken, outer)
+        scored(inner[R0:R1, C0:C1], around[R0:R1, C0:C1], score[R0:R1, C0:C1])
+    return centres
+
+
+def _random_piles(rng, side=17):
+    """A topness map of touching and scattered tops, with seams, noise, and piles against the crop's edges
+    (where a square's window is cut off)."""
+    h, w = int(rng.integers(40, 130)), int(rng.integers(40, 150))
+    top = np.zeros((h, w), np.float32)
+    for _ in range(int(rng.integers(0, 25))):
+        y, x = int(rng.integers(-side // 2, h - side // 2)), int(rng.integers(-side // 2, w - side // 2))
+        top[max(0, y):y + side, max(0, x):x + side] = rng.uniform(0.5, 1.0)
+    top += rng.normal(0, 0.1, top.shape).astype(np.float32) * (top > 0)
+    return np.clip(top, 0, 1).astype(np.float32)
+
+
+def test_peel_with_its_buffers_places_the_plain_squares():
+    rng = np.random.default_rng(9)
+    maps = [_random_piles(rng) for _ in range(150)]
+    maps.append(np.ones((9 * 17 + 10, 9 * 17 + 10), np.float32))  # more than MAX_PIECES
+    maps.append(np.zeros((30, 30), np.float32))
+    for top in maps:
+        for ring in (1, 2):
+            assert count.peel(top, 17, ring) == _plain_peel(top, 17, ring)
+
+
+def test_label_pixels_are_the_codes_of_the_label():
+    codes = np.arange(256, dtype=np.uint8).reshape(16, 16)
+    for label_index in range(16):
+        plain = (codes < classify.HIGHLIGHT) & (codes // 16 == label_index)
+        assert np.array_equal(count.label_pixels(codes, label_index), plain)
+
+
+def _plain_relative_brightness(luma, mine, proto_bgr):
+    v = luma / (255.0 * max(float(proto_bgr @ count.LUMA), 1e-3))
+    values = v[mine]
+    bins = np.floor((values - 0.6) * 40).astype(np.int32)
+    hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
+    peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
+    near = values[np.abs(values - peak) < 0.1 * peak]
+    return v / (median(near) if near.size else peak)
+
+
+def _plain_count_pieces(norm, zone_labels, model, labels, table, px_per_mm):
+    """``count.count_pieces`` as it was first written: every label on its own, with the plain peel."""
+    norm = cv2.GaussianBlur(norm, (0, 0), count.BLUR_SIGMA)
+    out = {}
+    for label in zone_labels:
+        if label == "empty":
+            continue
+        piece_px = count.piece_area_px(model, label, px_per_mm)
+        codes = table.take(classify.index(norm))
+        mine = (codes < classify.HIGHLIGHT) & (codes // 16 == labels.index(label))
+        if np.count_nonzero(mine) < count.MIN_BLOB * piece_px:
+            out[label] = (0, 0.0)
+            continue
+        v = _plain_relative_brightness(norm.astype(np.float32) @ count.LUMA, mine, model.prototypes_bgr[label])
+        topness = np.clip((v - count.TOP_FLOOR) * (1 / (1 - count.TOP_FLOOR)), 0, 1) * mine
+        side = round(np.sqrt(piece_px)) | 1
+        n = len(_plain_peel(topness, side, max(1, round(count.RING_MM * px_per_mm))))
+        area = float(np.count_nonzero(mine & (v >= count.TOP_FRACTION)))
+        gap = count.PILE_GAP_MM * np.sqrt(piece_px) * px_per_mm
+        out[label] = (n, float(count.blob_pieces(area, piece_px, gap)))
+    return out
+
+
+def test_counting_a_tray_counts_what_the_plain_calls_count(rendered, monkeypatch):
+    trays = []
+
+    def keep(norm, *args):
+        trays.append((norm, args))
+        return count.count_zone(norm, *args)
+
+    monkeypatch.setattr(vision.read, "count_zone", keep)
+    for light, seed in (("daylight", 0), ("dim", 1), ("warm", 2)):
+        layout, frame, _ = rendered("alchimiste", light, seed)
+        vision.read.Reader(layout).read(frame)
+    assert len(trays) >= 10
+    counted = [count.count_pieces(norm, *args) for norm, args in trays]
+    assert sum(n for found in counted for n, _ in found.values()) > 30
+    assert counted == [_plain_count_pieces(norm, *args) for norm, args in trays]
+    for norm, (zone_labels, model, labels, table, px_per_mm) in trays:  # and the calibration's way to the tops
+        blurred = cv2.GaussianBlur(norm, (0, 0), count.BLUR_SIGMA)
+        for label in zone_labels:
+            index, proto = labels.index(label), model.prototypes_bgr[label]
+            tops = count.lit_tops(blurred, index, proto, table, count.piece_area_px(model, label, px_per_mm))
+            codes = table.take(classify.index(blurred))
+            mine = (codes < classify.HIGHLIGHT) & (codes // 16 == index)
+            plain = _plain_relative_brightness(blurred.astype(np.float32) @ count.LUMA, mine, proto)
+            assert tops is None or (np.array_equal(tops[0], plain) and np.array_equal(tops[1], mine))
