@@ -45,6 +45,7 @@ LOCAL_LIGHT_MM = 40.0  # the board around a slot that tells the light reaching i
 IN_SHADOW = 0.85  # the board around a zone darker than this: a shadow over it
 SHADOWED_RING = 0.15  # this share of the free board around a tray in a shadow: a shadow across it
 SHADE_CROSSES = 0.9  # the hand's fitted shadow leaves less light than this somewhere on a tray: relight it
+RELIT_OFF, RELIT_OFF_SHARE = 0.1, 0.2  # relit, this share of the board around a tray is this far off 1: no fit
 SHADOW_SLACK_MM = 3.0  # how far the fitted shadow's edge may be off (the hand mask's cells are 4 mm)
 MIN_LIGHT_CELLS = 0.2  # (fewer board cells than this share of them around: nothing to tell the light by)
 LOW_CONFIDENCE = 0.6
@@ -506,6 +507,8 @@ class Reader:
         relit = light[seen] / shadow.light.ravel()[seen]
         if len(seen) < 8 or np.count_nonzero(relit < IN_SHADOW) >= SHADOWED_RING * len(seen):
             return []
+        if np.count_nonzero(np.abs(relit - 1.0) > RELIT_OFF) >= RELIT_OFF_SHARE * len(seen):
+            return []  # the shadow is there, but not where the fit puts it: the tray's light is not known
         x0, y0 = self.geometry.count_rects_mm[i][:2]
         h, w = norm.shape[:2]
         xs, ys = x0 + (np.arange(w) + 0.5) / COUNT_PX_PER_MM, y0 + (np.arange(h) + 0.5) / COUNT_PX_PER_MM

@@ -25,7 +25,7 @@ import numpy as np
 
 MAX_OFFSET_MM = 160.0  # a hand 10 cm up under a lamp 30 degrees high casts its shadow about this far
 SOFTNESS_MM = (3.0, 6.0, 10.0)  # the shadow's blur (a lamp's size and distance), tried in turn
-MIN_EXPLAINED = 0.5  # the fitted shadow must explain this share of the board's darkness near the hand
+MIN_EXPLAINED = 0.9  # the fitted shadow must explain this share of the board's darkness where it falls
 
 
 @dataclass(frozen=True)

@@ -75,3 +75,20 @@ def test_a_shadow_the_board_around_a_tray_barely_shows_is_not_counted_short(rend
     reading = Reader(layout).read(frame)
     got = {z: reading.counts[z].count for z in truth["counts"]}
     assert all(got[z] in (None, want) for z, want in truth["counts"].items()), (got, truth["counts"])
+
+
+@pytest.mark.parametrize("light, seed, azimuth, elevation, tip, entry, skin, height", [
+    # Only the fingertips are on the board: the arm's shadow is cast from off it, at an angle the mask
+    # carried straight past the edge does not have.
+    ("warm", 152, 141.41490278660692, 57.72447934430761, (559.5516732562332, 518.9800388721484),
+     (686.0982647821409, 700.0), (236, 198, 170), 148.02991258307287),
+    # The arm crosses the board; its shadow reaches the blue tray further than the fit puts it.
+    ("cool", 113, 80.3, 42.1, (788.8, 246.2), (490.8, 700.0), (214, 164, 128), 154.7),
+])
+def test_a_shadow_the_fit_does_not_place_does_not_relight_a_tray(rendered, light, seed, azimuth, elevation, tip,
+                                                                   entry, skin, height):
+    hand = Hand(entry_mm=entry, tip_mm=tip, skin=skin, sleeve=None, height_mm=height)
+    layout, frame, truth = _render_with_the_light(rendered, light, seed, azimuth, elevation, hand)
+    reading = Reader(layout).read(frame)
+    got = {z: reading.counts[z].count for z in truth["counts"]}
+    assert all(got[z] in (None, want) for z, want in truth["counts"].items()), (got, truth["counts"])
