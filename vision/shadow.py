@@ -80,5 +80,5 @@ def fit_hand_shadow(hands: np.ndarray, light: np.ndarray, board: np.ndarray, gri
     explained = 1.0 - left / total if total > 0 else 0.0
     if explained < MIN_EXPLAINED:
         return None
-    offset = ((pad - ux) * grid_mm, (pad - uy) * grid_mm)
+    offset = (float((pad - ux) * grid_mm), float((pad - uy) * grid_mm))
     return HandShadow((1.0 - shadow).astype(np.float32), offset, strength, soft_mm, explained)
