@@ -85,10 +85,16 @@ def lit_tops(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: n
              ) -> tuple[np.ndarray, np.ndarray] | None:
     """(brightness relative to the label's lit tops, pixels of the label) in a normalised crop, or None
     when the label is hardly there. The tops' brightness is the mode of the label's pixels."""
-    mine = label_pixels(table.take(classify.index(norm)), label_index)
+    return _lit_tops(table.take(classify.index(norm)), luma_of(norm), label_index, proto_bgr, piece_px)
+
+
+def _lit_tops(codes: np.ndarray, luma: np.ndarray, label_index: int, proto_bgr: np.ndarray, piece_px: float
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``lit_tops`` from the crop's table codes and brightness (worked out once for all its labels)."""
+    mine = label_pixels(codes, label_index)
     if np.count_nonzero(mine) < MIN_BLOB * piece_px:
         return None
-    return relative_brightness(luma_of(norm), mine, proto_bgr), mine
+    return relative_brightness(luma, mine, proto_bgr), mine
 
 
 def luma_of(norm: np.ndarray) -> np.ndarray:
@@ -236,17 +242,17 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
                  px_per_mm: float) -> dict[str, tuple[int, float]]:
     """Per label: (pieces counted one by one, the area estimate in pieces) in a normalised crop."""
     norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
-    codes = table.take(classify.index(norm))  # (once for all the zone's labels)
+    codes, luma = table.take(classify.index(norm)), luma_of(norm)  # (once for all the zone's labels)
     out = {}
     for label in zone_labels:
         if label == "empty":
             continue
         piece_px = piece_area_px(model, label, px_per_mm)
-        mine = label_pixels(codes, labels.index(label))
-        if np.count_nonzero(mine) < MIN_BLOB * piece_px:
+        tops = _lit_tops(codes, luma, labels.index(label), model.prototypes_bgr[label], piece_px)
+        if tops is None:
             out[label] = (0, 0.0)
             continue
-        v = relative_brightness(luma_of(norm), mine, model.prototypes_bgr[label])
+        v, mine = tops
         topness = np.clip((v - TOP_FLOOR) * (1 / (1 - TOP_FLOOR)), 0, 1) * mine
         side = round(math.sqrt(piece_px)) | 1
         n = len(peel(topness, side, max(1, round(RING_MM * px_per_mm))))

@@ -47,6 +47,14 @@ class BoardGeometry:
     marker_grid_rects: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)  # marker -> its cells
     count_rects_mm: tuple[tuple[float, float, float, float], ...] = ()  # count zones with their margins, mm
 
+    def count_samples_mm(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Where the pixels of count zone ``i``'s crop (with its margins, at COUNT_PX_PER_MM) lie on the
+        board, mm: (xs (w,), ys (h,))."""
+        x0, y0, x1, y1 = self.count_rects_mm[i]
+        s = COUNT_PX_PER_MM
+        w, h = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
+        return (np.arange(w) + 0.5) / s + x0, (np.arange(h) + 0.5) / s + y0
+
     @property
     def canonical_from_mm(self) -> np.ndarray:
         s = self.px_per_mm

@@ -34,7 +34,7 @@ from vision.count import count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
 from vision.hands import HandFinder
 from vision.locate import Location, Locator
-from vision.shadow import HandShadow, fit_hand_shadow
+from vision.shadow import HandShadow, fit_hand_shadow, may_reach
 
 PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first three: a lit top face
 EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves of a glare; shadows
@@ -272,6 +272,7 @@ class Reader:
             x1, y1 = min(g.size_px[0], round((right + pad) * s)), min(g.size_px[1], round((bottom + pad) * s))
             if x1 > x0 and y1 > y0:
                 self._marker_px[m.id] = (x0, y0, x1, y1)
+        self._tray_grid_rects = np.array([g.zone_grid_rects[z] for z in g.count_ids], np.int64).reshape(-1, 4)
         self._tray_rings = []  # per count zone: the free board cells 8 to 24 mm around it
         for zid in g.count_ids:
             x0, y0, x1, y1 = layout.zone(zid).bounds
@@ -399,13 +400,15 @@ class Reader:
         cover = self._zone_cover(hands)
         zones = self._read_slots(slot_means, gain_slot, cover[:len(g.slot_ids)])
         counts = {}
-        shadow = fit_hand_shadow(hands, light, board, g.grid_mm) if g.count_ids and hands.any() else None
+        shadow = None  # the hand's shadow, fitted if it can reach a tray (it costs a few milliseconds)
+        if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
+            shadow = fit_hand_shadow(hands, light, board, g.grid_mm)
         for i, zid in enumerate(g.count_ids):
             if cover[len(g.slot_ids) + i] > 0:  # a cube under a finger is a cube missed: no count, not a wrong one
                 counts[zid] = CountReading(None, 0.0)
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
-            r0, c0, r1, c1 = g.zone_grid_rects[zid]
+            r0, c0, r1, c1 = self._tray_grid_rects[i]
             crossed = shadow is not None and float(shadow.light[r0:r1, c0:c1].min()) < SHADE_CROSSES
             if crossed or self._tray_shadowed(i, light, board, hands):
                 # A hand's shadow across the tray: read it in the light the fitted shadow leaves there, if
@@ -428,11 +431,10 @@ class Reader:
         key = H.tobytes() + (b"" if lens is None else lens.distortion.tobytes() + lens.matrix.tobytes())
         if self._count_maps is not None and self._count_maps[0] == key:
             return self._count_maps[1]
-        s = COUNT_PX_PER_MM
         maps = []
-        for x0, y0, x1, y1 in self.geometry.count_rects_mm:
-            w, h = max(1, round((x1 - x0) * s)), max(1, round((y1 - y0) * s))
-            xs, ys = np.meshgrid((np.arange(w) + 0.5) / s + x0, (np.arange(h) + 0.5) / s + y0)
+        for i in range(len(self.geometry.count_ids)):
+            xs, ys = np.meshgrid(*self.geometry.count_samples_mm(i))
+            h, w = xs.shape
             pts = cv2.perspectiveTransform(np.stack([xs, ys], -1).reshape(-1, 1, 2), H).reshape(-1, 2)
             if lens is not None:
                 pts = lens.distort_points(pts)
@@ -482,7 +484,7 @@ class Reader:
         around it, beyond its own pieces' shadows, is partly much darker than the light field says. Its
         covered tops would look like no tops: the tray is counted only in the light a fitted shadow leaves."""
         ring = self._tray_rings[i]
-        seen = ring[board[ring]]
+        seen = self._ring_seen(i, board)
         # The hand itself that near the tray counts as shadow: its shadow falls beside it, and the hand
         # mask may have taken in the shadow's darkest part.
         near = int(np.count_nonzero(hands.ravel()[ring]))
@@ -490,7 +492,13 @@ class Reader:
             return False
         return (np.count_nonzero(light[seen] < IN_SHADOW) + near) / (len(seen) + near) >= SHADOWED_RING
 
+    def _ring_seen(self, i: int, board: np.ndarray) -> np.ndarray:
+        """The cells of count zone ``i``'s ring of free board (8 to 24 mm around it) that show the board."""
+        ring = self._tray_rings[i]
+        return ring[board[ring]]
+
     def _count(self, i: int, norm: np.ndarray) -> CountReading:
+        """Count zone ``i`` read from its normalised crop."""
         zid = self.geometry.count_ids[i]
         return count_zone(norm, self.layout.zone(zid).labels, self.model, self.labels,
                           self.count_tables[self._count_set[i]], COUNT_PX_PER_MM)
@@ -502,16 +510,13 @@ class Reader:
         the shadow does not account for the dark board around the tray: its tops cannot be told from sides."""
         if shadow is None:
             return []
-        ring = self._tray_rings[i]
-        seen = ring[board[ring]]
+        seen = self._ring_seen(i, board)
         relit = light[seen] / shadow.light.ravel()[seen]
         if len(seen) < 8 or np.count_nonzero(relit < IN_SHADOW) >= SHADOWED_RING * len(seen):
             return []
         if np.count_nonzero(np.abs(relit - 1.0) > RELIT_OFF) >= RELIT_OFF_SHARE * len(seen):
             return []  # the shadow is there, but not where the fit puts it: the tray's light is not known
-        x0, y0 = self.geometry.count_rects_mm[i][:2]
-        h, w = norm.shape[:2]
-        xs, ys = x0 + (np.arange(w) + 0.5) / COUNT_PX_PER_MM, y0 + (np.arange(h) + 0.5) / COUNT_PX_PER_MM
+        xs, ys = self.geometry.count_samples_mm(i)
         out = []
         for dx, dy in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
             reach = shadow.at_mm(xs + dx * SHADOW_SLACK_MM, ys + dy * SHADOW_SLACK_MM, self.geometry.grid_mm)

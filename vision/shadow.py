@@ -41,10 +41,27 @@ class HandShadow:
 
     def at_mm(self, xs_mm: np.ndarray, ys_mm: np.ndarray, grid_mm: float) -> np.ndarray:
         """The light fraction at board points (``xs_mm`` (w,), ``ys_mm`` (h,)): (h, w) float32."""
-        mx = np.broadcast_to((xs_mm / grid_mm - 0.5).astype(np.float32)[None, :], (len(ys_mm), len(xs_mm)))
-        my = np.broadcast_to((ys_mm / grid_mm - 0.5).astype(np.float32)[:, None], (len(ys_mm), len(xs_mm)))
-        return cv2.remap(self.light, np.ascontiguousarray(mx), np.ascontiguousarray(my), cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
+        mx, my = (m.astype(np.float32) for m in np.meshgrid(xs_mm / grid_mm - 0.5, ys_mm / grid_mm - 0.5))
+        return cv2.remap(self.light, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _reach_cells(grid_mm: float) -> int:
+    """How far (grid cells) a fitted shadow can lie from its hand: the largest offset plus the widest
+    blur (OpenCV's Gaussian kernel for float images ends at four sigmas)."""
+    return math.ceil(MAX_OFFSET_MM / grid_mm) + math.ceil(4 * max(SOFTNESS_MM) / grid_mm) + 1
+
+
+def may_reach(hands: np.ndarray, rects: np.ndarray, grid_mm: float) -> bool:
+    """Whether a shadow fitted to ``hands`` ((rows, cols) bool) could fall on any of ``rects`` ((n, 4):
+    r0, c0, r1, c1 grid cells). The mask carried past the board's edge stays outside it, so the shadow lies
+    within ``_reach_cells`` of the hand's own bounding box."""
+    rows = np.flatnonzero(hands.any(axis=1))
+    if rows.size == 0 or len(rects) == 0:
+        return False
+    cols = np.flatnonzero(hands.any(axis=0))
+    k = _reach_cells(grid_mm)
+    r0, c0, r1, c1 = rects.T
+    return bool(np.any((r0 < rows[-1] + 1 + k) & (r1 > rows[0] - k) & (c0 < cols[-1] + 1 + k) & (c1 > cols[0] - k)))
 
 
 def fit_hand_shadow(hands: np.ndarray, light: np.ndarray, board: np.ndarray, grid_mm: float) -> HandShadow | None:

@@ -21,13 +21,10 @@ def test_the_shadow_of_a_hand_is_found_where_it_falls():
     hand = np.zeros((rows, cols), bool)
     hand[60:, 40:52] = True  # an arm in from the bottom edge
     hand[45:60, 36:56] = True  # its palm
-    shift = (15, 5)  # cells, x and y: 60 mm and 20 mm
+    dx, dy = 15, 5  # cells: the shadow falls 60 mm right of the hand and 20 mm below it
     cast = np.zeros((rows, cols), np.float32)
-    cast[45 + shift[1]:, 36 + shift[0]:56 + shift[0]] = 1.0  # (the arm's shadow carries on past the edge)
-    cast[45 + shift[1]:60 + shift[1], 36 + shift[0]:56 + shift[0]] = 1.0
-    cast[:45 + shift[1], :] = 0
-    cast[60 + shift[1]:, :] = 0
-    cast[60 + shift[1]:, 40 + shift[0]:52 + shift[0]] = 1.0
+    cast[45 + dy:60 + dy, 36 + dx:56 + dx] = 1.0  # the palm's
+    cast[60 + dy:, 40 + dx:52 + dx] = 1.0  # the arm's (it carries on past the board's edge)
     light = 1.0 - 0.35 * cv2.GaussianBlur(cast, (0, 0), 6.0 / GRID_MM)
     light += np.random.default_rng(1).normal(0, 0.02, light.shape).astype(np.float32)
     board = ~hand
