@@ -14,6 +14,8 @@ same brightness, and than the nearest colour of the pieces the cell's zone may h
 than "not board" (a pale palm over a beige board in dim light) and stops at the pieces the hand touches,
 which stay readable; pieces the core's blob took in (a pile next to the wrist) are given back the same
 way, and so are the core's outline cells that look like the board (the opening squares the core off).
+What that leaves apart from the hand, smaller than a fingertip (a cube's dark side, a glint, a shadow
+between two pieces), is not the hand.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ WRIST_MM = 20.0  # a blob this near an arm's is its palm, across a wrist that lo
 EDGE_MM = 4.0  # an arm crosses the board's edge: its blob reaches the outermost cells
 ZONE_SPILL_MM = 8.0  # a blob within a zone and this margin is the zone's own pieces (a pile in a tray)
 ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little overhangs its place)
+FINGERTIP_MM2 = 200.0  # the least of a fingertip that shows (17 mm wide): a smaller part apart is not the hand
 
 
 class HandFinder:
@@ -111,21 +114,37 @@ class HandFinder:
                 break
             hand = grown
         hand &= like | cv2.erode(hand, kernel)
-        return hand.astype(bool)
+        return self._without_islands(hand).astype(bool)
+
+    def _without_islands(self, hand: np.ndarray) -> np.ndarray:
+        """``hand`` (uint8 grid mask) without its parts smaller than a fingertip that do not reach the board's
+        edge: a glint on a cube, a cube's dark side or a patch of shadow between pieces, cut off from the hand
+        once the pieces around them were given back. A fingertip parted from its finger is larger."""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
+        if n <= 2:
+            return hand
+        keep = (stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2 >= FINGERTIP_MM2) | self._at_edge(stats)
+        keep[0] = False
+        return keep[labels].astype(np.uint8)
+
+    def _at_edge(self, stats: np.ndarray) -> np.ndarray:
+        """Whether blobs (rows of ``connectedComponentsWithStats``'s stats, or one row) reach the board's edge."""
+        rows, cols = self.g.grid_shape
+        e = self._edge
+        x, y, w, h = stats[..., 0], stats[..., 1], stats[..., 2], stats[..., 3]
+        return (x < e) | (y < e) | (x + w > cols - e) | (y + h > rows - e)
 
     def _arms(self, closed: np.ndarray, covered: np.ndarray) -> np.ndarray:
         """The blobs of ``closed`` (uint8 grid mask) that an opening leaves big enough, reaching the
         board's edge and not within one zone, with the blobs near them (a palm beyond a wrist that looks
         like the board): uint8 mask of the opened blobs kept."""
         g = self.g
-        rows, cols = g.grid_shape
         # (Near the grid's border cv2's erosion sees ones outside: a blob that comes within the square's
         # size of the edge is opened out to it, as an arm partly off the board should be.)
         opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, self._open)
         if not opened.any():
             return opened
         n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-        e = self._edge
         r0, c0, r1, c1 = self._spilled
         seen = np.bincount(labels[~covered], minlength=n)  # a hidden marker alone is no hand
         keep, near = [], []
@@ -135,7 +154,7 @@ class HandFinder:
                 continue  # smaller than any palm: a glint or a dark patch at the board's edge
             if np.any((r0 <= y) & (c0 <= x) & (y + h <= r1) & (x + w <= c1)):
                 continue  # within one zone and its margin: that zone's own card or pile
-            if x < e or y < e or x + w > cols - e or y + h > rows - e:
+            if self._at_edge(stats[i]):
                 keep.append(i)
             else:
                 near.append(i)  # no arm of its own: a stray object, piles in neighbouring trays joined into
