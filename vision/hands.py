@@ -14,8 +14,8 @@ same brightness, and than the nearest colour of the pieces the cell's zone may h
 than "not board" (a pale palm over a beige board in dim light) and stops at the pieces the hand touches,
 which stay readable; pieces the core's blob took in (a pile next to the wrist) are given back the same
 way, and so are the core's outline cells that look like the board (the opening squares the core off).
-What that leaves apart from the hand, smaller than a fingertip (a cube's dark side, a glint, a shadow
-between two pieces), is not the hand.
+What that leaves apart from the hand, smaller than a fingertip and not beside a finger (a cube's dark side,
+a glint, a shadow between two pieces), is not the hand.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ WRIST_MM = 20.0  # a blob this near an arm's is its palm, across a wrist that lo
 EDGE_MM = 4.0  # an arm crosses the board's edge: its blob reaches the outermost cells
 ZONE_SPILL_MM = 8.0  # a blob within a zone and this margin is the zone's own pieces (a pile in a tray)
 ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little overhangs its place)
-FINGERTIP_MM2 = 200.0  # the least of a fingertip that shows (17 mm wide): a smaller part apart is not the hand
+FINGERTIP_MM2 = 200.0  # the least of a fingertip that shows (17 mm wide): a smaller part apart is not the hand ...
+APART_MM = 4.0  # ... when further than this from the rest of it (pale fingers in dim light break up)
 
 
 class HandFinder:
@@ -65,6 +66,8 @@ class HandFinder:
         n_wrist = math.ceil(WRIST_MM / g.grid_mm)
         self._wrist = np.ones((2 * n_wrist + 1, 2 * n_wrist + 1), np.uint8)
         self._edge = max(1, math.ceil(EDGE_MM / g.grid_mm))
+        n_apart = math.ceil(APART_MM / g.grid_mm)
+        self._touch = np.ones((2 * n_apart + 1, 2 * n_apart + 1), np.uint8)
 
     def find(self, not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, unseen_markers,
              piece_de: np.ndarray) -> np.ndarray:
@@ -117,13 +120,18 @@ class HandFinder:
         return self._without_islands(hand).astype(bool)
 
     def _without_islands(self, hand: np.ndarray) -> np.ndarray:
-        """``hand`` (uint8 grid mask) without its parts smaller than a fingertip that do not reach the board's
-        edge: a glint on a cube, a cube's dark side or a patch of shadow between pieces, cut off from the hand
-        once the pieces around them were given back. A fingertip parted from its finger is larger."""
+        """``hand`` (uint8 grid mask) without its parts smaller than a fingertip, apart from the rest and away
+        from the board's edge: a glint on a cube, a cube's dark side or a patch of shadow between pieces, cut
+        off from the hand once the pieces around them were given back. A fingertip parted from its finger is
+        larger, or close to the finger (a pale finger in dim light breaks up into such parts)."""
         n, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
         if n <= 2:
             return hand
         keep = (stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2 >= FINGERTIP_MM2) | self._at_edge(stats)
+        keep[0] = False
+        # A part within APART_MM of what is kept may be a finger's end that looks like the board in between.
+        near = cv2.dilate(keep[labels].astype(np.uint8), self._touch)
+        keep |= np.bincount(labels.ravel(), weights=near.ravel(), minlength=n) > 0
         keep[0] = False
         return keep[labels].astype(np.uint8)
 
