@@ -22,6 +22,11 @@ from vision.read import ZoneReading
 Sets = CardLibrary | Mapping[str, CardSet] | None
 
 
+def _confidence(x: float) -> float:
+    """``x`` clipped to [0.5, 1], rounded to 3 places (as np.clip would, at a third of its cost on a scalar)."""
+    return round(min(max(float(x), 0.5), 1.0), 3)
+
+
 class CardZones:
     """The card zones of ``layout`` and the sets they are read against."""
 
@@ -57,9 +62,9 @@ class CardZones:
             self._held.add(z.id)
             if found.kind == "empty":
                 self._held.discard(z.id)
-                out[z.id] = ZoneReading("empty", round(float(np.clip(1 - found.area / 0.4, 0.5, 1.0)), 3))
+                out[z.id] = ZoneReading("empty", _confidence(1 - found.area / 0.4))
             elif found.kind == "blob" or card_set is None:
-                out[z.id] = ZoneReading("unknown", round(float(np.clip(found.area, 0.5, 1.0)), 3))
+                out[z.id] = ZoneReading("unknown", _confidence(found.area))
             else:
                 # Matched against the whole set: a card of the set that this zone may not show is unknown here.
                 match = card_set.match(cut_card(frame, H, lens, found.corners_mm, card_mm))
