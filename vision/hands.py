@@ -21,6 +21,7 @@ a glint, a shadow between two pieces), is not the hand.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -70,12 +71,13 @@ class HandFinder:
         self._touch = np.ones((2 * n_apart + 1, 2 * n_apart + 1), np.uint8)
 
     def find(self, not_board: np.ndarray, colours: np.ndarray, background_bgr: np.ndarray, unseen_markers,
-             piece_de: np.ndarray) -> np.ndarray:
+             piece_de: Callable[[], np.ndarray]) -> np.ndarray:
         """Per grid cell (flat arrays): ``not_board``, not the board's background; ``colours``, its light-
-        normalised BGR (uint8); ``piece_de``, inside a zone, the ΔE to the nearest of that zone's pieces'
-        colours (inf elsewhere). ``unseen_markers``: ids of the layout's markers not detected in this frame
-        (an arm over one hides it: its cells then count as covered, so that the arm still reaches the
-        board's edge across it). Returns (rows, cols) bool: under a hand."""
+        normalised BGR (uint8); ``piece_de()``, inside a zone, the ΔE to the nearest of that zone's pieces'
+        colours (inf elsewhere; worked out only when an arm is found, as most frames have none).
+        ``unseen_markers``: ids of the layout's markers not detected in this frame (an arm over one hides
+        it: its cells then count as covered, so that the arm still reaches the board's edge across it).
+        Returns (rows, cols) bool: under a hand."""
         g = self.g
         rows, cols = g.grid_shape
         covered = np.zeros((rows, cols), bool)
@@ -89,6 +91,7 @@ class HandFinder:
         if not hand.any():
             return hand.astype(bool)
         kernel = np.ones((3, 3), np.uint8)
+        piece_de = piece_de()
         # The hand's own colours come from its core's inner cells that are not board (the closing filled
         # some board in; the outline's cells mix hand and board), nor coloured like their zone's pieces
         # (a pile the hand's blob took in).
@@ -154,7 +157,9 @@ class HandFinder:
             return opened
         n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
         r0, c0, r1, c1 = self._spilled
-        seen = np.bincount(labels[~covered], minlength=n)  # a hidden marker alone is no hand
+        seen = stats[:, cv2.CC_STAT_AREA]  # a hidden marker alone is no hand
+        if covered.any():
+            seen = seen - np.bincount(labels[covered], minlength=n)
         keep, near = [], []
         for i in range(1, n):
             x, y, w, h, _ = stats[i]
@@ -167,8 +172,10 @@ class HandFinder:
             else:
                 near.append(i)  # no arm of its own: a stray object, piles in neighbouring trays joined into
                 # one blob, or a palm beyond a wrist that looks like the board
+        if not keep:
+            return np.zeros_like(opened)
         hand = np.isin(labels, keep).astype(np.uint8)
-        if keep and near:
+        if near:
             reach = cv2.dilate(hand, self._wrist)
             joined = [i for i in near if reach[labels == i].any()]
             if joined:

@@ -393,7 +393,7 @@ class Reader:
         light = classify.brightness(grid_norm.astype(np.float32) / 255.0, self.model.background_bgr)
         cells = self._not_board(grid_norm, grid_idx, light)
         hands = self.hand_finder.find(cells, grid_norm, self.model.background_bgr, unseen,
-                                      self._piece_de(grid_norm, grid_idx))
+                                      lambda: self._piece_de(grid_norm, grid_idx))
         board = ~cells & ~hands.ravel() & ~g.grid_marker.ravel()  # the board's own cells, seen
         if len(g.slot_ids):  # a slot in a shadow (a hand's, beside it) is read in the light that reaches it
             gain_slot = gain_slot / self._local_light(light, board, self._slot_cell)[:, None]
