@@ -36,10 +36,12 @@ from vision.hands import HandFinder
 from vision.locate import Location, Locator
 from vision.shadow import HandShadow, fit_hand_shadow, may_reach
 
-PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first three: a lit top face
+PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first LIT_SHADES: a lit top face
+LIT_SHADES = 3
+WEAK_TOP = 0.5  # the evidence of a cell showing a pale piece's lit top that the board in a glare comes near
 EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves of a glare; shadows
 EXPLAIN_DE = 12.0  # a grid cell this close to one of its zone's pieces is that piece, not a hand
-WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is no evidence of the piece
+WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is weak evidence of the piece
 HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
 LOCAL_LIGHT_MM = 40.0  # the board around a slot that tells the light reaching it
 IN_SHADOW = 0.85  # the board around a zone darker than this: a shadow over it
@@ -201,15 +203,17 @@ class Reader:
         self.labels = ["empty", *sorted(model.prototypes_bgr)]
         self.prototypes = self._prototype_table()
         # A light, low-chroma piece (a bone cube, a white seal) has shades that look like the board in a
-        # shadow or a glare: its sides and shadowed corners. Such cells support the label once the piece
-        # is seen, but do not show a piece on their own: its lit top has to.
+        # shadow or a glare. Such cells support the label once the piece is seen, but show it on their own
+        # only as its lit top: by half (WEAK_TOP; a bone cube's top a little dimmer than its colour comes
+        # near the board in a glare, yet a whole top of such cells is the cube), its sides not at all.
         near_board = np.linalg.norm(self.prototypes[:, :, None] - self.prototypes[0][None, None], axis=-1).min(-1)
-        self._weak = np.zeros((len(self.labels) + 1, 16), bool)
-        self._weak[1:len(self.labels), :near_board.shape[1]] = near_board[1:] < WEAK_DE
-        # Per code (classify): its label (len(labels) for none), and whether it shows a piece on its own.
+        weak = np.zeros((len(self.labels) + 1, 16), bool)
+        weak[1:len(self.labels), :near_board.shape[1]] = near_board[1:] < WEAK_DE
+        # Per code (classify): its label (len(labels) for none), and how much it shows a piece on its own.
         code, none = np.arange(256), len(self.labels)
         self._code_label = np.where(code < classify.HIGHLIGHT, np.minimum(code // 16, none), none)
-        self._code_strong = (code < classify.HIGHLIGHT) & ~self._weak[self._code_label, code % 16]
+        piece, weak = code < classify.HIGHLIGHT, weak[self._code_label, code % 16]
+        self._code_evidence = np.where(piece & ~weak, 1.0, np.where(piece & (code % 16 < LIT_SHADES), WEAK_TOP, 0.0))
         g = self.geometry
         sets: dict[tuple[str, ...], int] = {}
         zone_set = []
@@ -579,11 +583,11 @@ class Reader:
         label = self._code_label.take(codes)
         # bincount over flat (row, label) indices: the same tallies as np.add.at, an order of magnitude faster
         votes = np.bincount(self._slot_row + label, minlength=n * (L + 1)).reshape(n, L + 1)
-        strong_votes = np.bincount(self._slot_row + np.where(self._code_strong.take(codes), label, L),
-                                   minlength=n * (L + 1)).reshape(n, L + 1)
+        shown = np.bincount(self._slot_row + label, weights=self._code_evidence.take(codes),
+                            minlength=n * (L + 1)).reshape(n, L + 1)
         n_foreign = foreign.sum(1)
         pieces = votes[:, 1:L]
-        evidence = strong_votes[:, 1:L]
+        evidence = shown[:, 1:L]
         top = (evidence * k2 + pieces).argmax(1)  # the label with the most evidence, then the most votes
         top_votes = pieces[np.arange(n), top]
         ordered = np.sort(pieces, axis=1)
