@@ -399,10 +399,8 @@ class Reader:
         hands = self.hand_finder.find(cells, grid_norm, self.model.background_bgr, unseen,
                                       lambda: self._piece_de(grid_norm, grid_idx))
         board = ~cells & ~hands.ravel() & ~g.grid_marker.ravel()  # the board's own cells, seen
-        if len(g.slot_ids):  # a slot in a shadow (a hand's, beside it) is read in the light that reaches it
-            gain_slot = gain_slot / self._local_light(light, board, self._slot_cell)[:, None]
         cover = self._zone_cover(hands)
-        zones = self._read_slots(slot_means, gain_slot, cover[:len(g.slot_ids)])
+        zones = self._read_slots_in_their_light(slot_means, gain_slot, cover[:len(g.slot_ids)], light, board)
         counts = {}
         shadow = None  # the hand's shadow, fitted if it can reach a tray (it costs a few milliseconds)
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
@@ -570,20 +568,28 @@ class Reader:
                                      self.model.background_bgr)
         return classify.noise_level(1.4 * robust.lower_quartile(de))
 
-    def _read_slots(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray) -> dict[str, ZoneReading]:
-        """``cover``: the fraction of each slot under the hand mask."""
+    def _read_slots(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray,
+                    which: np.ndarray | None = None) -> dict[str, ZoneReading]:
+        """``cover``: the fraction of each slot under the hand mask; ``which``: the slots to read (indices),
+        all of them by default."""
         g = self.geometry
-        n, k2 = len(g.slot_ids), g.cells * g.cells
+        k2 = g.cells * g.cells
+        ids, means, table_at, need = g.slot_ids, slot_means.reshape(-1, k2, 3), self._slot_table, self._piece_min
+        if which is not None:
+            ids, means, need = [g.slot_ids[j] for j in which], means[which], need[which]
+            gain_slot, cover, table_at = gain_slot[which], cover[which], table_at.reshape(-1, k2)[which].ravel()
+        n = len(ids)
         if n == 0:
             return {}
-        cells = slot_means.reshape(n, k2, 3) * (gain_slot[:, None, :] / 255.0)
-        codes = self.tables.reshape(-1).take(self._slot_table + classify.index(classify.to_uint8(cells)).ravel())
+        cells = means * (gain_slot[:, None, :] / 255.0)
+        codes = self.tables.reshape(-1).take(table_at + classify.index(classify.to_uint8(cells)).ravel())
         foreign = (codes == classify.FOREIGN).reshape(n, k2)
         L = len(self.labels)
         label = self._code_label.take(codes)
+        row = self._slot_row[:n * k2]  # (slot i's cells: i * (L + 1))
         # bincount over flat (row, label) indices: the same tallies as np.add.at, an order of magnitude faster
-        votes = np.bincount(self._slot_row + label, minlength=n * (L + 1)).reshape(n, L + 1)
-        shown = np.bincount(self._slot_row + label, weights=self._code_evidence.take(codes),
+        votes = np.bincount(row + label, minlength=n * (L + 1)).reshape(n, L + 1)
+        shown = np.bincount(row + label, weights=self._code_evidence.take(codes),
                             minlength=n * (L + 1)).reshape(n, L + 1)
         n_foreign = foreign.sum(1)
         pieces = votes[:, 1:L]
@@ -593,7 +599,6 @@ class Reader:
         ordered = np.sort(pieces, axis=1)
         second = np.where(ordered[:, -1] == top_votes, ordered[:, -2] if L > 2 else 0, ordered[:, -1])
         piece_total = evidence.sum(1)
-        need = self._piece_min
         hidden = cover >= HAND_COVER
         alien = (n_foreign >= np.maximum(need, 0.2 * k2)) & (n_foreign > top_votes)
         piece = evidence[np.arange(n), top] >= need
@@ -608,11 +613,32 @@ class Reader:
         conf = np.where(hidden, np.minimum(1.0, 0.5 + cover), conf)
         made: dict[tuple[str, float], ZoneReading] = {}  # most slots read alike: one reading made for each alike
         out = {}
-        for zid, label, c in zip(g.slot_ids, names.tolist(), conf.tolist(), strict=True):
+        for zid, label, c in zip(ids, names.tolist(), conf.tolist(), strict=True):
             if (label, c) not in made:
                 made[label, c] = ZoneReading(label, round(c, 3))
             out[zid] = made[label, c]
         return out
+
+    def _read_slots_in_their_light(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray,
+                                   light: np.ndarray, board: np.ndarray) -> dict[str, ZoneReading]:
+        """Every slot read in the light that reaches the board around it: a slot in a shadow (a hand's, beside
+        it) with its colours raised as much as the board's there. The shadow may be its neighbours' instead,
+        long under a low lamp, and not over its own piece's lit top: raised, an orange cube's top looks
+        yellow. So such a slot is also read as lit, and where both readings name pieces, different ones, the
+        surer stands. (Not where one reads empty: a shadowed empty place read as lit looks like a dark
+        piece, and a pale cube's top in a shadow read as lit looks like the board.)"""
+        if not len(self.geometry.slot_ids):
+            return {}
+        local = self._local_light(light, board, self._slot_cell)
+        zones = self._read_slots(slot_means, gain_slot / local[:, None], cover)
+        ids = self.geometry.slot_ids
+        shaded = [j for j in np.flatnonzero(local < 1.0) if zones[ids[j]].label not in ("empty", "unknown")]
+        for zid, as_lit in self._read_slots(slot_means, gain_slot, cover, np.array(shaded, np.int64)).items():
+            shaded_reading = zones[zid]
+            if (as_lit.label != shaded_reading.label and as_lit.confidence > shaded_reading.confidence
+                    and {as_lit.label, shaded_reading.label}.isdisjoint(("empty", "unknown"))):
+                zones[zid] = as_lit
+        return zones
 
     def _zone_cover(self, hands: np.ndarray) -> np.ndarray:
         """Fraction of each zone's grid cells (slots, then count zones) under the hand mask."""

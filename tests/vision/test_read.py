@@ -109,6 +109,24 @@ def test_a_bone_cube_whose_top_is_a_little_dim_is_still_a_bone_cube():
     assert all(reading.zones[z].label == want for z, want in truth["zones"].items())
 
 
+def test_a_cube_among_the_long_shadows_of_its_neighbours_keeps_its_colour():
+    # Frame 66 of the evaluation set of seed 2026, replayed: dim light from low down, an orange cube among
+    # cubes whose shadows cover the board around it. Read in the light of that shadow (its colours raised by
+    # half), its lit top looked yellow; read as lit as well, the surer reading stands.
+    rng = np.random.default_rng()
+    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {
+        "state": 315834384856569215826938202349893943224, "inc": 253583831573602660626028118101560951819},
+        "has_uint32": 0, "uinteger": 3292170888}
+    layout = load_layout("alchimiste")
+    conditions = random_conditions(layout, rng, lighting="dim", hand=bool(rng.random() < 1 / 6),
+                                   foreign=bool(rng.random() < 0.1))
+    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
+    assert truth["zones"]["cauldron-5.ingredient-4"] == "orange"
+    reading = Reader(layout).read(frame)
+    assert reading.zones["cauldron-5.ingredient-4"].label == "orange"
+    assert all(reading.zones[z].label == want for z, want in truth["zones"].items())
+
+
 def test_a_pile_of_eighteen_touching_cubes_counts_eighteen():
     layout = load_layout("alchimiste")
     state = {"counts": {"reserve-blue": 18, "reserve-orange": 17, "reserve-green": 1}}
