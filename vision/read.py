@@ -214,6 +214,7 @@ class Reader:
         self._code_label = np.where(code < classify.HIGHLIGHT, np.minimum(code // 16, none), none)
         piece, weak = code < classify.HIGHLIGHT, weak[self._code_label, code % 16]
         self._code_evidence = np.where(piece & ~weak, 1.0, np.where(piece & (code % 16 < LIT_SHADES), WEAK_TOP, 0.0))
+        self._code_lit = np.where(code % 16 < LIT_SHADES, self._code_evidence, 0.0)  # (a lit top's evidence)
         g = self.geometry
         sets: dict[tuple[str, ...], int] = {}
         zone_set = []
@@ -594,7 +595,13 @@ class Reader:
         n_foreign = foreign.sum(1)
         pieces = votes[:, 1:L]
         evidence = shown[:, 1:L]
-        top = (evidence * k2 + pieces).argmax(1)  # the label with the most evidence, then the most votes
+        lit = np.bincount(row + label, weights=self._code_lit.take(codes),
+                          minlength=n * (L + 1)).reshape(n, L + 1)[:, 1:L]
+        # Of the labels with evidence enough for a piece, the one whose lit top shows most, then the most
+        # evidence, then the most votes (a purple seal in dim light has cells as dark as a pink seal's shaded
+        # ones, but only it shows a lit top); of the others, the most evidence, then votes.
+        b = 2 * (k2 + 1)  # (a base for the ordering: evidence comes in halves, votes up to k2)
+        top = ((evidence >= need[:, None]) * b ** 3 + lit * b * b + evidence * b + pieces).argmax(1)
         top_votes = pieces[np.arange(n), top]
         ordered = np.sort(pieces, axis=1)
         second = np.where(ordered[:, -1] == top_votes, ordered[:, -2] if L > 2 else 0, ordered[:, -1])

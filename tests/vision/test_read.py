@@ -127,6 +127,23 @@ def test_a_cube_among_the_long_shadows_of_its_neighbours_keeps_its_colour():
     assert all(reading.zones[z].label == want for z, want in truth["zones"].items())
 
 
+def test_a_purple_seal_in_dim_light_is_not_a_pink_one_in_shadow():
+    # Frame 162 of the evaluation set of seed 4242, replayed: a purple seal in dim light. Half its cells are
+    # as dark as a pink seal's shaded ones and voted pink; only purple shows a lit top.
+    rng = np.random.default_rng()
+    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {
+        "state": 28704075100594452013022869707433236298, "inc": 216271877656180965791076501620498529857},
+        "has_uint32": 0, "uinteger": 3153446901}
+    layout = load_layout("alchimiste")
+    conditions = random_conditions(layout, rng, lighting="dim", hand=bool(rng.random() < 1 / 6),
+                                   foreign=bool(rng.random() < 0.1))
+    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
+    assert truth["zones"]["track-37"] == "seal-purple"
+    reading = Reader(layout).read(frame)
+    assert reading.zones["track-37"].label == "seal-purple"
+    assert all(reading.zones[z].label == want for z, want in truth["zones"].items())
+
+
 def test_a_pile_of_eighteen_touching_cubes_counts_eighteen():
     layout = load_layout("alchimiste")
     state = {"counts": {"reserve-blue": 18, "reserve-orange": 17, "reserve-green": 1}}
