@@ -7,8 +7,9 @@
 
 Slots: each zone's cells are classified in Lab against every label the zone allows, each label at a few
 shades (a cube's sides are darker than its top; pieces in a shadow), the board background at shadow
-shades too. The cells vote; a zone is empty when too few cells look like a piece for the smallest piece
-it may hold. A zone under a hand, or whose cells mostly match none of its labels, is ``unknown``.
+shades too. The cells vote; a zone is empty when too few cells look like a piece for the piece's own
+size (a cube shows more of its colour than a seal). A zone under a hand, or whose cells mostly match none
+of its labels, is ``unknown``.
 
 Light: the board's background is sampled in every grid cell that holds no zone and no marker, a smooth
 field (the light's colour and one quadratic surface of its strength, outliers such as hands and shadows
@@ -256,6 +257,11 @@ class Reader:
         smallest = np.array([min((shapes[label].area_mm2 for label in z.labels if label != "empty"), default=1e9)
                              for z in slots], float)
         self._piece_min = np.clip(0.35 * smallest / np.maximum(inset_area, 1), 0.06, 0.35) * g.cells * g.cells
+        # Per slot and piece label: the evidence (cells) that label's own piece shows at least. A zone's
+        # smallest piece sets when anything at all is there; a bigger piece needs more of its colour.
+        own = np.array([[shapes[label].area_mm2 if label in z.labels and label in shapes else 1e9
+                         for label in self.labels[1:]] for z in slots], float).reshape(len(slots), len(self.labels) - 1)
+        self._label_need = np.clip(0.35 * own / np.maximum(inset_area, 1)[:, None], 0.06, 0.35) * g.cells * g.cells
         background = g.grid_background.ravel()
         step = max(1, int(background.sum()) // 300)  # a few hundred samples fit the light well enough
         self._field_cells = np.flatnonzero(background)[::step]
@@ -576,8 +582,9 @@ class Reader:
         g = self.geometry
         k2 = g.cells * g.cells
         ids, means, table_at, need = g.slot_ids, slot_means.reshape(-1, k2, 3), self._slot_table, self._piece_min
+        label_need = self._label_need
         if which is not None:
-            ids, means, need = [g.slot_ids[j] for j in which], means[which], need[which]
+            ids, means, need, label_need = [g.slot_ids[j] for j in which], means[which], need[which], label_need[which]
             gain_slot, cover, table_at = gain_slot[which], cover[which], table_at.reshape(-1, k2)[which].ravel()
         n = len(ids)
         if n == 0:
@@ -597,21 +604,22 @@ class Reader:
         evidence = shown[:, 1:L]
         lit = np.bincount(row + label, weights=self._code_lit.take(codes),
                           minlength=n * (L + 1)).reshape(n, L + 1)[:, 1:L]
-        # Of the labels with evidence enough for a piece, the one whose lit top shows most, then the most
+        # Of the labels with evidence enough for their piece, the one whose lit top shows most, then the most
         # evidence, then the most votes (a purple seal in dim light has cells as dark as a pink seal's shaded
         # ones, but only it shows a lit top); of the others, the most evidence, then votes.
         b = 2 * (k2 + 1)  # (a base for the ordering: evidence comes in halves, votes up to k2)
-        top = ((evidence >= need[:, None]) * b ** 3 + lit * b * b + evidence * b + pieces).argmax(1)
+        top = ((evidence >= label_need) * b ** 3 + lit * b * b + evidence * b + pieces).argmax(1)
         top_votes = pieces[np.arange(n), top]
         ordered = np.sort(pieces, axis=1)
         second = np.where(ordered[:, -1] == top_votes, ordered[:, -2] if L > 2 else 0, ordered[:, -1])
         piece_total = evidence.sum(1)
         hidden = cover >= HAND_COVER
         alien = (n_foreign >= np.maximum(need, 0.2 * k2)) & (n_foreign > top_votes)
-        piece = evidence[np.arange(n), top] >= need
+        top_need = label_need[np.arange(n), top]
+        piece = evidence[np.arange(n), top] >= top_need
         margin = (top_votes - second) / np.maximum(1, top_votes + n_foreign)
         piece_conf = np.clip(margin * np.minimum(1.0, top_votes / (2 * need)), 0, 1)
-        empty_conf = np.clip(1.0 - (piece_total + n_foreign) / np.maximum(need, 1), 0, 1)
+        empty_conf = np.clip(1.0 - (piece_total + n_foreign) / np.maximum(top_need, 1), 0, 1)
         names = np.array([*self.labels[1:], "empty"], dtype=object)[np.where(piece, top, L - 1)]
         names[alien] = "unknown"
         names[hidden] = "unknown"
