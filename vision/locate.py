@@ -5,14 +5,16 @@ Without markers, four board corners stored by ``alchemy-table calibrate corners`
 calibration (``calibrate camera``), marker corners are undistorted first and the homography is that of
 the ideal pinhole image; ``vision.read`` puts the distortion back when it samples the frame.
 
-Without a lens calibration, a cheap lens is still common (barrel distortion of a few percent at the frame's
-corners, where the board's markers usually lie). A homography alone then misplaces zones near the board's
-edge by several millimetres (a tray beside the Alchimiste Compendium, 6 mm at k1 = -0.1), so when the
-layout's markers also lie between the corners (five seen or more) one radial coefficient is estimated
+Without a lens calibration, a cheap lens is still common (barrel distortion of a few percent at the
+frame's corners, where the board's markers usually lie). A homography alone then misplaces zones near the
+board's edge by several millimetres (a tray beside the Alchimiste Compendium, 6 mm at k1 = -0.1), so when
+the layout's markers also lie between the corners (five seen or more) one radial coefficient is estimated
 too: the principal point is taken at the frame's centre, and the coefficient that lets one homography fit
-every marker corner best is kept (a one-dimensional search). With only the four corner markers the
-coefficient would rest on the markers' own shapes, too noisy to help; zones inside the markers' hull are
-then placed well by the homography alone.
+every marker corner best is kept (a one-dimensional search). Strong barrel distortion alone can put a
+corner marker past the tolerance of a plain homography, which would leave four: the five or more are kept
+when a lens lets one homography fit them all within ``MAX_RESIDUAL_PX``. With only the four corner markers
+the coefficient would rest on the markers' own shapes, too noisy to help; zones inside the markers' hull
+are then placed well by the homography alone.
 
 The only state is the ``Locator``, which the caller holds: it caches the homography, re-checks it
 cheaply (the marker patterns are sampled where they should be) every ``recheck_every`` frames or when
@@ -131,6 +133,15 @@ def fit_homography(layout: Layout, detections: dict[int, np.ndarray],
         return Location(None, "none", tuple(used))
     keep = inliers.ravel().astype(bool)
     whole = np.array([keep[4 * k:4 * k + 4].all() for k in range(len(used))]).repeat(4)
+    if lens is None and image_size is not None and whole.sum() < 4 * RADIAL_MIN_MARKERS <= len(board):
+        # Strong barrel distortion alone can put a corner marker past the tolerance of one plain homography:
+        # if a lens lets one homography fit every marker closely, none was misread.
+        trial = estimate_radial(board, raw, image_size)
+        undistorted = trial.undistort_points(raw)
+        H_all, _ = _fit_rms(board, undistorted)
+        fitted = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H_all).reshape(-1, 2)
+        if np.linalg.norm(fitted - undistorted, axis=1).max() <= MAX_RESIDUAL_PX:
+            lens, image, keep = trial, undistorted, np.ones(len(board), bool)
     if lens is None and image_size is not None and whole.sum() >= 4 * RADIAL_MIN_MARKERS:
         lens = estimate_radial(board[whole], raw[whole], image_size)
         image = lens.undistort_points(raw)
