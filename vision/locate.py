@@ -83,12 +83,19 @@ def radial_lens(k1: float, image_size: tuple[int, int]) -> LensModel:
                      (int(w), int(h)))
 
 
-def _fit_rms(board: np.ndarray, image: np.ndarray) -> tuple[np.ndarray, float]:
+def _fit(board: np.ndarray, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least-squares homography of ``board`` points onto ``image`` points, and each point's squared miss
+    (px²)."""
     H, _ = cv2.findHomography(board, image, 0)
     if H is None:
-        return np.eye(3), float("inf")
+        return np.eye(3), np.full(len(board), np.inf)
     proj = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H).reshape(-1, 2)
-    return H, float(np.sqrt(np.mean(np.sum((proj - image) ** 2, axis=1))))
+    return H, np.sum((proj - image) ** 2, axis=1)
+
+
+def _fit_rms(board: np.ndarray, image: np.ndarray) -> tuple[np.ndarray, float]:
+    H, miss2 = _fit(board, image)
+    return H, float(np.sqrt(np.mean(miss2)))
 
 
 def estimate_radial(board: np.ndarray, image: np.ndarray, image_size: tuple[int, int]) -> LensModel:
@@ -133,19 +140,17 @@ def fit_homography(layout: Layout, detections: dict[int, np.ndarray],
         return Location(None, "none", tuple(used))
     keep = inliers.ravel().astype(bool)
     whole = np.array([keep[4 * k:4 * k + 4].all() for k in range(len(used))]).repeat(4)
-    if lens is None and image_size is not None and whole.sum() < 4 * RADIAL_MIN_MARKERS <= len(board):
-        # Strong barrel distortion alone can put a corner marker past the tolerance of one plain homography:
-        # if a lens lets one homography fit every marker closely, none was misread.
-        trial = estimate_radial(board, raw, image_size)
-        undistorted = trial.undistort_points(raw)
-        H_all, _ = _fit_rms(board, undistorted)
-        fitted = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H_all).reshape(-1, 2)
-        if np.linalg.norm(fitted - undistorted, axis=1).max() <= MAX_RESIDUAL_PX:
-            lens, image, keep = trial, undistorted, np.ones(len(board), bool)
-    if lens is None and image_size is not None and whole.sum() >= 4 * RADIAL_MIN_MARKERS:
-        lens = estimate_radial(board[whole], raw[whole], image_size)
-        image = lens.undistort_points(raw)
-        keep = whole
+    if lens is None and image_size is not None and len(board) >= 4 * RADIAL_MIN_MARKERS:
+        if whole.sum() >= 4 * RADIAL_MIN_MARKERS:
+            lens, keep = estimate_radial(board[whole], raw[whole], image_size), whole
+        else:
+            # Strong barrel distortion alone can put a corner marker past the tolerance of one plain
+            # homography: if a lens lets one homography fit every marker closely, none was misread.
+            trial = estimate_radial(board, raw, image_size)
+            if _fit(board, trial.undistort_points(raw))[1].max() <= MAX_RESIDUAL_PX ** 2:
+                lens, keep = trial, np.ones(len(board), bool)
+        if lens is not None:
+            image = lens.undistort_points(raw)
     H, residual = _fit_rms(board[keep], image[keep])
     ids = tuple(i for k, i in enumerate(used) if keep[4 * k:4 * k + 4].all())
     return Location(H / H[2, 2], "markers", ids, residual, lens)

@@ -254,14 +254,14 @@ class Reader:
         slots = [layout.zone(z) for z in g.slot_ids]
         shapes = piece_shapes(layout)
         inset_area = np.array([(z.size[0] - 3) * (z.size[1] - 3) for z in slots], float)
-        smallest = np.array([min((shapes[label].area_mm2 for label in z.labels if label != "empty"), default=1e9)
-                             for z in slots], float)
-        self._piece_min = np.clip(0.35 * smallest / np.maximum(inset_area, 1), 0.06, 0.35) * g.cells * g.cells
-        # Per slot and piece label: the evidence (cells) that label's own piece shows at least. A zone's
-        # smallest piece sets when anything at all is there; a bigger piece needs more of its colour.
+        # Per slot and piece label: the evidence (cells) that label's own piece shows at least; a label the
+        # slot may not hold, as much as any. A zone's smallest piece sets when anything at all is there
+        # (``_piece_min``); a bigger piece needs more of its colour.
         own = np.array([[shapes[label].area_mm2 if label in z.labels and label in shapes else 1e9
                          for label in self.labels[1:]] for z in slots], float).reshape(len(slots), len(self.labels) - 1)
+        most = 0.35 * g.cells * g.cells
         self._label_need = np.clip(0.35 * own / np.maximum(inset_area, 1)[:, None], 0.06, 0.35) * g.cells * g.cells
+        self._piece_min = self._label_need.min(axis=1, initial=most)
         background = g.grid_background.ravel()
         step = max(1, int(background.sum()) // 300)  # a few hundred samples fit the light well enough
         self._field_cells = np.flatnonzero(background)[::step]
@@ -646,12 +646,11 @@ class Reader:
             return {}
         local = self._local_light(light, board, self._slot_cell)
         zones = self._read_slots(slot_means, gain_slot / local[:, None], cover)
+        not_a_piece = ("empty", "unknown")
         ids = self.geometry.slot_ids
-        shaded = [j for j in np.flatnonzero(local < 1.0) if zones[ids[j]].label not in ("empty", "unknown")]
+        shaded = [j for j in np.flatnonzero(local < 1.0) if zones[ids[j]].label not in not_a_piece]
         for zid, as_lit in self._read_slots(slot_means, gain_slot, cover, np.array(shaded, np.int64)).items():
-            shaded_reading = zones[zid]
-            if (as_lit.label != shaded_reading.label and as_lit.confidence > shaded_reading.confidence
-                    and {as_lit.label, shaded_reading.label}.isdisjoint(("empty", "unknown"))):
+            if as_lit.label not in (zones[zid].label, *not_a_piece) and as_lit.confidence > zones[zid].confidence:
                 zones[zid] = as_lit
         return zones
 

@@ -9,6 +9,7 @@ import pytest
 
 from calibration.layout import load_layout
 from vision.render import Conditions, Pose, lighting_preset, random_state, render_frame
+from vision.render.dataset import set_frame
 
 
 def mild(light: str, i: int = 0, **changes) -> Conditions:
@@ -32,5 +33,22 @@ def rendered():
             frame, truth = render_frame(layout, random_state(layout, rng), mild(light, seed, **changes), rng)
             cache[key] = (layout, frame, truth)
         return cache[key]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def replayed():
+    """(layout name, lighting, generator state) -> (layout, frame, truth): a frame of an evaluation set
+    (``render --set``) rendered again from the random generator's PCG64 state at it, given as (state, inc,
+    has_uint32, uinteger)."""
+
+    def get(name: str, light: str, state: tuple[int, int, int, int]):
+        rng = np.random.default_rng()
+        s, inc, has_uint32, uinteger = state
+        rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": s, "inc": inc},
+                                   "has_uint32": has_uint32, "uinteger": uinteger}
+        layout = load_layout(name)
+        return (layout, *set_frame(layout, light, rng))
 
     return get

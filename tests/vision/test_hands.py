@@ -6,9 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.layout import load_layout
 from vision.read import Reader, _basis, _fit_field
-from vision.render import Hand, random_conditions, random_state, render_frame
+from vision.render import Hand
 
 
 def _wrong_and_unread(reading, truth):
@@ -137,19 +136,13 @@ def test_a_speck_cut_off_from_the_hand_does_not_hide_a_place(rendered, seed, lig
     assert unread == []
 
 
-def test_a_pale_finger_broken_up_in_dim_light_still_hides_its_place():
+def test_a_pale_finger_broken_up_in_dim_light_still_hides_its_place(replayed):
     # Frame 320 of the evaluation set of seed 777 (`render --layout alchimiste,alchymia,chaudron --seed 777`),
     # replayed from the random generator's state there: pale fingers over the Chaudron grid in dim light look
     # like the board, and the hand mask breaks up into small parts. The part over r5c4 (a fingertip over a
     # fifth of the place and more) lies beside its finger's: it must stay, or the place reads "empty".
-    rng = np.random.default_rng()
-    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {
-        "state": 246125961851216264783858462225704352928, "inc": 225602981554823962289316896657083664657},
-        "has_uint32": 1, "uinteger": 127016777}
-    layout = load_layout("chaudron")
-    conditions = random_conditions(layout, rng, lighting="dim", hand=bool(rng.random() < 1 / 6),
-                                   foreign=bool(rng.random() < 0.1))
-    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
+    layout, frame, truth = replayed("chaudron", "dim", (
+        246125961851216264783858462225704352928, 225602981554823962289316896657083664657, 1, 127016777))
     assert truth["zones"]["r5c4"] == "unknown"
     wrong, _ = _wrong_and_unread(Reader(layout).read(frame), truth)
     assert wrong == {}

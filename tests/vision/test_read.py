@@ -7,16 +7,7 @@ import pytest
 
 from calibration.layout import load_layout
 from vision.read import Reader
-from vision.render import (
-    LIGHTINGS,
-    Conditions,
-    Hand,
-    Pose,
-    lighting_preset,
-    random_conditions,
-    random_state,
-    render_frame,
-)
+from vision.render import LIGHTINGS, Conditions, Hand, Pose, lighting_preset, render_frame
 
 
 def _check(reading, truth):
@@ -90,76 +81,45 @@ def test_dim_chaudron_reads_its_empty_cells_as_empty_not_bone(rendered):
     assert any(label == "bone" for label in truth["zones"].values())
 
 
-def test_a_bone_cube_whose_top_is_a_little_dim_is_still_a_bone_cube():
-    # Frame 59 of the evaluation set of seed 31337 (`render --layout alchimiste,alchymia,chaudron --seed
-    # 31337`), replayed from the random generator's state there. A bone cube's lit top seen a little dimmer
-    # than its colour comes near the board in a glare, so no single cell of it shows the cube; a whole top of
-    # such cells does. Counted as no evidence at all, r5c3 read "empty" with full confidence.
-    rng = np.random.default_rng()
-    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {
-        "state": 219423446655409492994252852917157994261, "inc": 154037830374290453493919786809450178471},
-        "has_uint32": 1, "uinteger": 3003564816}
-    layout = load_layout("chaudron")
-    conditions = random_conditions(layout, rng, lighting="daylight", hand=bool(rng.random() < 1 / 6),
-                                   foreign=bool(rng.random() < 0.1))
-    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
-    assert truth["zones"]["r5c3"] == "bone"
+# Frames of the evaluation sets (`render --layout alchimiste,alchymia,chaudron --seed S`) that once read a
+# place wrong, replayed from the random generator's state at them: (layout, lighting, state, place, label).
+EVALUATION_FRAMES = {
+    # Seed 31337, frame 59: a bone cube's lit top seen a little dimmer than its colour comes near the board
+    # in a glare, so no single cell of it shows the cube; a whole top of such cells does. Counted as no
+    # evidence at all, the place read "empty" with full confidence.
+    "dim bone top": ("chaudron", "daylight", (219423446655409492994252852917157994261,
+                                              154037830374290453493919786809450178471, 1, 3003564816),
+                     "r5c3", "bone"),
+    # Seed 2026, frame 66: dim light from low down, an orange cube among cubes whose shadows cover the board
+    # around it. Read in the light of that shadow (its colours raised by half), its lit top looked yellow;
+    # read as lit as well, the surer reading stands.
+    "neighbours' shadows": ("alchimiste", "dim", (315834384856569215826938202349893943224,
+                                                  253583831573602660626028118101560951819, 0, 3292170888),
+                            "cauldron-5.ingredient-4", "orange"),
+    # Seed 4242, frame 162: a purple seal in dim light. Half its cells are as dark as a pink seal's shaded
+    # ones and voted pink; only purple shows a lit top.
+    "purple seal": ("alchimiste", "dim", (28704075100594452013022869707433236298,
+                                          216271877656180965791076501620498529857, 0, 3153446901),
+                    "track-37", "seal-purple"),
+    # Seed 777, frame 266: in warm light beside a hand, a few cells of an empty place had a bone cube's
+    # colour, enough for the smallest piece a Chaudron place holds (a stone) but not for a cube, which shows
+    # more of its colour. It read "bone".
+    "pale cells by a hand": ("chaudron", "warm", (82010980345350518885905798960406932603,
+                                                  225602981554823962289316896657083664657, 1, 887464030),
+                             "r1c4", "empty"),
+}
+
+
+@pytest.mark.parametrize("case", list(EVALUATION_FRAMES))
+def test_evaluation_frames_that_once_read_a_place_wrong(replayed, case):
+    name, light, state, place, label = EVALUATION_FRAMES[case]
+    layout, frame, truth = replayed(name, light, state)
+    assert truth["zones"][place] == label
     reading = Reader(layout).read(frame)
-    assert reading.zones["r5c3"].label == "bone"
-    assert all(reading.zones[z].label == want for z, want in truth["zones"].items())
-
-
-def test_a_cube_among_the_long_shadows_of_its_neighbours_keeps_its_colour():
-    # Frame 66 of the evaluation set of seed 2026, replayed: dim light from low down, an orange cube among
-    # cubes whose shadows cover the board around it. Read in the light of that shadow (its colours raised by
-    # half), its lit top looked yellow; read as lit as well, the surer reading stands.
-    rng = np.random.default_rng()
-    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {
-        "state": 315834384856569215826938202349893943224, "inc": 253583831573602660626028118101560951819},
-        "has_uint32": 0, "uinteger": 3292170888}
-    layout = load_layout("alchimiste")
-    conditions = random_conditions(layout, rng, lighting="dim", hand=bool(rng.random() < 1 / 6),
-                                   foreign=bool(rng.random() < 0.1))
-    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
-    assert truth["zones"]["cauldron-5.ingredient-4"] == "orange"
-    reading = Reader(layout).read(frame)
-    assert reading.zones["cauldron-5.ingredient-4"].label == "orange"
-    assert all(reading.zones[z].label == want for z, want in truth["zones"].items())
-
-
-def test_a_purple_seal_in_dim_light_is_not_a_pink_one_in_shadow():
-    # Frame 162 of the evaluation set of seed 4242, replayed: a purple seal in dim light. Half its cells are
-    # as dark as a pink seal's shaded ones and voted pink; only purple shows a lit top.
-    rng = np.random.default_rng()
-    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {
-        "state": 28704075100594452013022869707433236298, "inc": 216271877656180965791076501620498529857},
-        "has_uint32": 0, "uinteger": 3153446901}
-    layout = load_layout("alchimiste")
-    conditions = random_conditions(layout, rng, lighting="dim", hand=bool(rng.random() < 1 / 6),
-                                   foreign=bool(rng.random() < 0.1))
-    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
-    assert truth["zones"]["track-37"] == "seal-purple"
-    reading = Reader(layout).read(frame)
-    assert reading.zones["track-37"].label == "seal-purple"
-    assert all(reading.zones[z].label == want for z, want in truth["zones"].items())
-
-
-def test_a_few_pale_cells_beside_a_hand_are_not_a_bone_cube():
-    # Frame 266 of the evaluation set of seed 777, replayed: in warm light beside a hand, a few cells of an
-    # empty place had a bone cube's colour, enough for the smallest piece a Chaudron place holds (a stone)
-    # but not for a cube, which shows more of its colour. It read "bone".
-    rng = np.random.default_rng()
-    rng.bit_generator.state = {"bit_generator": "PCG64", "state": {
-        "state": 82010980345350518885905798960406932603, "inc": 225602981554823962289316896657083664657},
-        "has_uint32": 1, "uinteger": 887464030}
-    layout = load_layout("chaudron")
-    conditions = random_conditions(layout, rng, lighting="warm", hand=bool(rng.random() < 1 / 6),
-                                   foreign=bool(rng.random() < 0.1))
-    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
-    assert truth["zones"]["r1c4"] == "empty"
-    reading = Reader(layout).read(frame)
-    assert reading.zones["r1c4"].label == "empty"
-    assert all(reading.zones[z].label in (want, "unknown") for z, want in truth["zones"].items())
+    assert reading.zones[place].label == label
+    partly = set(truth["partly_hidden"])
+    assert all(reading.zones[z].label == want or (z in partly and reading.zones[z].label == "unknown")
+               for z, want in truth["zones"].items())
 
 
 def test_a_pile_of_eighteen_touching_cubes_counts_eighteen():

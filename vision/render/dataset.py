@@ -29,12 +29,19 @@ def write_set(out: Path, layouts: list[Layout], frames: int, seed: int = 0, hand
     for i in range(frames):
         layout = layouts[i % len(layouts)]
         lighting = LIGHTINGS[(i // len(layouts)) % len(LIGHTINGS)]
-        conditions = random_conditions(layout, rng, lighting=lighting, hand=bool(rng.random() < hands),
-                                       foreign=bool(rng.random() < foreign))
-        frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
+        frame, truth = set_frame(layout, lighting, rng, hands, foreign)
         path = out / f"{i:04d}-{layout.name}-{lighting}.png"
         write_frame(path, frame, truth)
         yield path
+
+
+def set_frame(layout: Layout, lighting: str, rng: np.random.Generator, hands: float = 1 / 6,
+              foreign: float = 0.1) -> tuple[np.ndarray, dict]:
+    """One frame of an evaluation set and its truth, drawn from ``rng`` as ``write_set`` draws it: with the
+    generator's state at a frame of a set, that frame is rendered again (a test can replay it)."""
+    conditions = random_conditions(layout, rng, lighting=lighting, hand=bool(rng.random() < hands),
+                                   foreign=bool(rng.random() < foreign))
+    return render_frame(layout, random_state(layout, rng), conditions, rng)
 
 
 def calibration_frame(layout: Layout, seed: int = 0, lighting: str = "daylight") -> tuple[np.ndarray, dict]:
