@@ -104,8 +104,8 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
 
 
 def _basis_at(reader, centre) -> np.ndarray:
-    from vision.read import _basis
-    return _basis(np.array([centre], float), reader.layout.size)[0]
+    from vision.light_field import field_basis
+    return field_basis(np.array([centre], float), reader.layout.size)[0]
 
 
 __all__ = ["CalibrationFrameError", "classify", "learn_colours"]

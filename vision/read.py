@@ -11,11 +11,9 @@ shades too. The cells vote; a zone is empty when too few cells look like a piece
 size (a cube shows more of its colour than a seal). A zone under a hand, or whose cells mostly match none
 of its labels, is ``unknown``.
 
-Light: the board's background is sampled in every grid cell that holds no zone and no marker, a smooth
-field (the light's colour and one quadratic surface of its strength, outliers such as hands and shadows
-dropped) is fitted, and each zone's colours are scaled so that the background there shows its nominal
-colour. Colour prototypes live
-in that normalised space, so a calibration made under one light holds under another.
+Light: the light field fitted on the board's own background (``vision.light_field``) scales each zone's
+colours so that the background there shows its nominal colour. Colour prototypes live in that normalised
+space, so a calibration made under one light holds under another.
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ from vision.colour import ColourModel, bgr_to_lab
 from vision.count import count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
 from vision.hands import HandFinder
+from vision.light_field import LightField, field_basis, fit_light_field
 from vision.locate import Location, Locator
 from vision.shadow import HandShadow, fit_hand_shadow, may_reach
 
@@ -95,92 +94,14 @@ class Reading:
                 "counts": counts}
 
 
-FIELD_RIDGE = 0.02  # per cell: holds back the curvature terms where the free cells do not pin them down
-FIELD_SLACK = 0.1  # log units the field may leave the range of the cells it was fitted on
-BOARD_CHROMA = 0.08  # log-chromaticity a board cell may be off the board's colour under the markers' light
 CHROMA_MIN = 0.06  # a grid cell this far off the board's chromaticity (log ratio) is not the board ...
 CHROMA_SPAN = 4.0  # ... nor one this many times the free board's median distance (the frame's noise)
 SKIN_PATCH_MM = 12.0  # pale skin: a patch this wide redder than the board ...
 SKIN_SPAN = 3.0  # ... by this many times the free board's spread of such patches
 SKIN_SPREAD_MIN = 1.5  # (Lab a* units)
-MIN_BOARD_SHARE = 0.25  # fewer free cells than this of the board's colour: the board's print is not its palette
-
-
-@dataclass(frozen=True)
-class LightField:
-    """The light over the board in log(colour): the light's colour (three constants, in ``coef[0]``) plus
-    one quadratic surface of its strength that the channels share (the columns of ``coef[1:]`` are equal),
-    held within ``FIELD_SLACK`` of the range the fitted cells showed (a surface fitted on a ring of free
-    cells, with a gap where a hand or its shadow lies, must not run away across the board's middle)."""
-    coef: np.ndarray  # (6, 3)
-    lo: np.ndarray  # (3,)
-    hi: np.ndarray  # (3,)
-
-    def gain(self, basis: np.ndarray, ref: np.ndarray) -> np.ndarray:
-        """Per-channel gains that bring the board's colour at ``basis`` points to ``ref``."""
-        # Channel by channel, (3, n): numpy is slow along a short axis (the same values as (n, 3) at once).
-        log_field = self.coef.T @ np.atleast_2d(basis).T
-        for c, lo, hi in zip(log_field, self.lo - FIELD_SLACK, self.hi + FIELD_SLACK, strict=True):
-            np.clip(c, lo, hi, out=c)
-        return (np.asarray(ref)[:, None] / np.exp(log_field, out=log_field)).T.reshape(*np.shape(basis)[:-1], 3)
-
-
-def _fit_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.ndarray | None = None) -> LightField | None:
-    """Fit the light field, or None. The cells it starts from have the board's colour under this light
-    (``board_chroma``, log-chromaticity, from the markers' white paper): a hand over most of a small
-    board, or a hand's colour close to the board's, would otherwise set the median. Shadows only take
-    light away, so the board as lit is the upper side of its cells: each pass drops the cells well below
-    the surface (a hand's shadow may lie over half the free board) and those far above it or off its
-    colour (a pale hand, a sleeve)."""
-    if len(colours) < 6:
-        return None
-    logc = np.log(np.clip(colours, 1e-3, None))
-    chroma = logc - logc.sum(axis=1, keepdims=True) / 3
-    keep = np.zeros(len(colours), bool)
-    if board_chroma is not None:
-        keep = np.abs(chroma - board_chroma).max(axis=1) < BOARD_CHROMA
-    if keep.sum() < max(6, MIN_BOARD_SHARE * len(colours)):  # (a board printed unlike its palette)
-        keep = np.abs(chroma - np.median(chroma, axis=0)).max(axis=1) < 0.12
-    if keep.sum() < 6:
-        keep[:] = True
-    coef = None
-    ridge = np.diag([1e-6, 1e-6, 1e-6, 1.0, 1.0, 1.0])
-    for _ in range(5):
-        n_keep = int(np.count_nonzero(keep))
-        if n_keep < 6:
-            break
-        b, kept = basis[keep], logc[keep]
-        # One light: its colour is the same everywhere (three constants), only its strength varies (one
-        # surface). A surface per channel could tint the board where no cell pins it down, under a hand,
-        # until the hand looked like the board.
-        # (sums over the count: np.mean's values, without its overhead)
-        colour = kept.sum(axis=0) / n_keep
-        shape = np.linalg.solve(b.T @ b + FIELD_RIDGE * n_keep * ridge, b.T @ ((kept - colour).sum(axis=1) / 3))
-        coef = np.repeat(shape[:, None], 3, axis=1)
-        coef[0] += colour
-        resid = logc - basis @ coef
-        level = resid.sum(axis=1) / 3
-        tint = np.abs(resid - level[:, None]).max(axis=1)
-        # The board's scatter about the surface, from the cells' spread about their own median (not about
-        # the surface, which a big shadow pulls away from both its cells and the lit ones).
-        spread = max(0.02, robust.centre_and_spread(level[keep])[1])
-        new = (level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread)) & (tint < max(0.05, 3 * spread))
-        if (new == keep).all():
-            break
-        keep = new
-    if coef is None:
-        return None
-    fitted = logc[keep] if keep.sum() >= 6 else logc
-    return LightField(coef, fitted.min(axis=0), fitted.max(axis=0))
 
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 0.5)  # log of a uint8 level, looked up
-
-
-def _basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:
-    x = centres_mm[:, 0] / size_mm[0] * 2 - 1
-    y = centres_mm[:, 1] / size_mm[1] * 2 - 1
-    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
 
 
 class Reader:
@@ -265,13 +186,13 @@ class Reader:
         background = g.grid_background.ravel()
         step = max(1, int(background.sum()) // 300)  # a few hundred samples fit the light well enough
         self._field_cells = np.flatnonzero(background)[::step]
-        self._field_basis = _basis(g.grid_centres_mm[self._field_cells], layout.size)
-        self._grid_basis = _basis(g.grid_centres_mm, layout.size)
-        self._slot_basis = _basis(g.slot_centres_mm, layout.size)
+        self._field_basis = field_basis(g.grid_centres_mm[self._field_cells], layout.size)
+        self._grid_basis = field_basis(g.grid_centres_mm, layout.size)
+        self._slot_basis = field_basis(g.slot_centres_mm, layout.size)
         rows, cols = g.grid_shape
         centre_rc = np.clip((g.slot_centres_mm[:, ::-1] / g.grid_mm).astype(np.int64), 0, [rows - 1, cols - 1])
         self._slot_cell = centre_rc[:, 0] * cols + centre_rc[:, 1] if len(g.slot_ids) else np.zeros(0, np.int64)
-        self._count_basis = _basis(g.count_centres_mm, layout.size)
+        self._count_basis = field_basis(g.count_centres_mm, layout.size)
         self._zone_rects = np.array([g.zone_grid_rects[z] for z in (*g.slot_ids, *g.count_ids)],
                                     np.int64).reshape(-1, 4)
         s = g.px_per_mm
@@ -342,7 +263,7 @@ class Reader:
         return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def light_field(self, grid_means: np.ndarray, white: np.ndarray | None = None) -> LightField | None:
-        """The light over the board, fitted on free background cells (``_fit_field`` leaves out a hand,
+        """The light over the board, fitted on free background cells (``fit_light_field`` leaves out a hand,
         a sleeve, a stray object and shadows). ``white``: the markers' white paper in this frame (BGR),
         which gives the light's colour."""
         cells = grid_means.take(self._field_cells, axis=0)
@@ -352,7 +273,7 @@ class Reader:
         if white is not None:
             expected = self._log_background + np.log(np.maximum(white, 1e-3))
             board_chroma = expected - expected.sum() / 3
-        return _fit_field(self._field_basis, cells, board_chroma)
+        return fit_light_field(self._field_basis, cells, board_chroma)
 
     def marker_white(self, canonical: np.ndarray, seen: tuple[int, ...] = ()) -> np.ndarray | None:
         """The colour of the markers' white paper in the canonical image (BGR, 0..255): the brighter

@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.read import Reader, _basis, _fit_field
+from vision.light_field import field_basis, fit_light_field
+from vision.read import Reader
 from vision.render import Hand
 
 
@@ -77,7 +78,7 @@ def _board_cells(n=24, seed=0):
     rng = np.random.default_rng(seed)
     xs, ys = np.meshgrid(np.linspace(5, 395, n), np.linspace(5, 295, n))
     centres = np.stack([xs.ravel(), ys.ravel()], 1)
-    basis = _basis(centres, (400.0, 300.0))
+    basis = field_basis(centres, (400.0, 300.0))
     light = 1.0 + 0.2 * (centres[:, 0] / 400 - 0.5)  # a gradient across the board
     board = np.array([90.0, 150.0, 190.0])  # BGR under a warm light
     colours = board * light[:, None] * rng.uniform(0.98, 1.02, (len(centres), 1))
@@ -90,7 +91,7 @@ def test_a_hands_shadow_is_not_the_light():
     shadow = np.hypot((centres[:, 0] - 180) / 90, (centres[:, 1] - 150) / 76) < 1
     assert shadow.mean() > 0.15
     colours[shadow] *= 0.6
-    field = _fit_field(basis, colours)
+    field = fit_light_field(basis, colours)
     lit = field.gain(basis, np.array([1.0, 1.0, 1.0]))  # gain = ref / field: the field is the lit board
     assert np.allclose(lit, 1.0 / (board * light[:, None]), rtol=0.05)
 
@@ -100,7 +101,7 @@ def test_a_hand_over_most_of_the_board_is_not_the_light_when_the_markers_show_it
     hand = centres[:, 0] < 240
     colours[hand] = np.array([60.0, 95.0, 160.0]) * light[hand, None]  # skin: redder than the board
     log_board = np.log(board)
-    field = _fit_field(basis, colours, log_board - log_board.mean())
+    field = fit_light_field(basis, colours, log_board - log_board.mean())
     lit = field.gain(basis, np.array([1.0, 1.0, 1.0]))
     assert np.allclose(lit[~hand], 1.0 / (board * light[~hand, None]), rtol=0.05)
     assert np.allclose(lit[hand], 1.0 / (board * light[hand, None]), rtol=0.08)

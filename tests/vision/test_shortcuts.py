@@ -10,7 +10,7 @@ import vision.read
 from vision import classify, count
 from vision.colour import bgr_to_lab
 from vision.geometry import RectMeans, grid_cell_means, rect_means
-from vision.read import FIELD_SLACK, LightField
+from vision.light_field import FIELD_SLACK, LightField
 from vision.robust import lower_quartile, median
 
 

@@ -1,0 +1,96 @@
+"""The light over the board, fitted on the board's own background.
+
+The board's background is sampled in every grid cell that holds no zone and no marker; a smooth field is
+fitted to those cells in log(colour): the light's colour (three constants) and one quadratic surface of its
+strength that the channels share, with outliers (hands, sleeves, shadows, stray objects) dropped pass by
+pass. ``LightField.gain`` then gives the per-channel gains that bring the board anywhere to its nominal
+colour, so that colour prototypes hold under any light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision import robust
+
+FIELD_RIDGE = 0.02  # per cell: holds back the curvature terms where the free cells do not pin them down
+FIELD_SLACK = 0.1  # log units the field may leave the range of the cells it was fitted on
+BOARD_CHROMA = 0.08  # log-chromaticity a board cell may be off the board's colour under the markers' light
+MIN_BOARD_SHARE = 0.25  # fewer free cells than this of the board's colour: the board's print is not its palette
+
+
+@dataclass(frozen=True)
+class LightField:
+    """The light over the board in log(colour): the light's colour (three constants, in ``coef[0]``) plus
+    one quadratic surface of its strength that the channels share (the columns of ``coef[1:]`` are equal),
+    held within ``FIELD_SLACK`` of the range the fitted cells showed (a surface fitted on a ring of free
+    cells, with a gap where a hand or its shadow lies, must not run away across the board's middle)."""
+    coef: np.ndarray  # (6, 3)
+    lo: np.ndarray  # (3,)
+    hi: np.ndarray  # (3,)
+
+    def gain(self, basis: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Per-channel gains that bring the board's colour at ``basis`` points to ``ref``."""
+        # Channel by channel, (3, n): numpy is slow along a short axis (the same values as (n, 3) at once).
+        log_field = self.coef.T @ np.atleast_2d(basis).T
+        for c, lo, hi in zip(log_field, self.lo - FIELD_SLACK, self.hi + FIELD_SLACK, strict=True):
+            np.clip(c, lo, hi, out=c)
+        return (np.asarray(ref)[:, None] / np.exp(log_field, out=log_field)).T.reshape(*np.shape(basis)[:-1], 3)
+
+
+def fit_light_field(basis: np.ndarray, colours: np.ndarray,
+                    board_chroma: np.ndarray | None = None) -> LightField | None:
+    """Fit the light field, or None. The cells it starts from have the board's colour under this light
+    (``board_chroma``, log-chromaticity, from the markers' white paper): a hand over most of a small
+    board, or a hand's colour close to the board's, would otherwise set the median. Shadows only take
+    light away, so the board as lit is the upper side of its cells: each pass drops the cells well below
+    the surface (a hand's shadow may lie over half the free board) and those far above it or off its
+    colour (a pale hand, a sleeve)."""
+    if len(colours) < 6:
+        return None
+    logc = np.log(np.clip(colours, 1e-3, None))
+    chroma = logc - logc.sum(axis=1, keepdims=True) / 3
+    keep = np.zeros(len(colours), bool)
+    if board_chroma is not None:
+        keep = np.abs(chroma - board_chroma).max(axis=1) < BOARD_CHROMA
+    if keep.sum() < max(6, MIN_BOARD_SHARE * len(colours)):  # (a board printed unlike its palette)
+        keep = np.abs(chroma - np.median(chroma, axis=0)).max(axis=1) < 0.12
+    if keep.sum() < 6:
+        keep[:] = True
+    coef = None
+    ridge = np.diag([1e-6, 1e-6, 1e-6, 1.0, 1.0, 1.0])
+    for _ in range(5):
+        n_keep = int(np.count_nonzero(keep))
+        if n_keep < 6:
+            break
+        b, kept = basis[keep], logc[keep]
+        # One light: its colour is the same everywhere (three constants), only its strength varies (one
+        # surface). A surface per channel could tint the board where no cell pins it down, under a hand,
+        # until the hand looked like the board.
+        # (sums over the count: np.mean's values, without its overhead)
+        colour = kept.sum(axis=0) / n_keep
+        shape = np.linalg.solve(b.T @ b + FIELD_RIDGE * n_keep * ridge, b.T @ ((kept - colour).sum(axis=1) / 3))
+        coef = np.repeat(shape[:, None], 3, axis=1)
+        coef[0] += colour
+        resid = logc - basis @ coef
+        level = resid.sum(axis=1) / 3
+        tint = np.abs(resid - level[:, None]).max(axis=1)
+        # The board's scatter about the surface, from the cells' spread about their own median (not about
+        # the surface, which a big shadow pulls away from both its cells and the lit ones).
+        spread = max(0.02, robust.centre_and_spread(level[keep])[1])
+        new = (level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread)) & (tint < max(0.05, 3 * spread))
+        if (new == keep).all():
+            break
+        keep = new
+    if coef is None:
+        return None
+    fitted = logc[keep] if keep.sum() >= 6 else logc
+    return LightField(coef, fitted.min(axis=0), fitted.max(axis=0))
+
+
+def field_basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:
+    x = centres_mm[:, 0] / size_mm[0] * 2 - 1
+    y = centres_mm[:, 1] / size_mm[1] * 2 - 1
+    return np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
