@@ -73,7 +73,8 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
     from calibration.layout import load_layout
     from calibration.store import load_calibration
     from vision.image import load_frame
-    from vision.read import Reader, low_confidence
+    from vision.read import Reader
+    from vision.reading import low_confidence
 
     layout = load_layout(layout_name)
     colours = list(layout.game.get("colours", ()))

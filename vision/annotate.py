@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from vision.read import Reading, low_confidence
+from vision.reading import Reading, low_confidence
 
 OK = (60, 200, 60)
 DOUBT = (40, 40, 230)

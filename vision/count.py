@@ -33,6 +33,7 @@ import numpy as np
 from vision import classify, robust
 from vision.colour import ColourModel
 from vision.pieces import NEAR_CAMERA
+from vision.reading import CountReading
 
 TOP_FRACTION = 0.9  # area estimate: a pixel at least this bright (of the top's mode) is top
 TOP_FLOOR = 0.7  # squares: a pixel's "topness" rises from 0 at this brightness to 1 at the top's mode
@@ -266,8 +267,6 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
                px_per_mm: float):
     """The reading of one count zone from its normalised crop (uint8 BGR at ``px_per_mm``); ``table``:
     the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``)."""
-    from vision.read import CountReading
-
     found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm)
     by_label = {label: n for label, (n, _) in found.items()}
     off = max((abs(n - u) for n, u in found.values()), default=0.0)

@@ -24,7 +24,8 @@ import cv2
 
 from calibration.layout import load_layout
 from calibration.store import Calibration
-from vision.read import Reader, Reading
+from vision.read import Reader
+from vision.reading import Reading
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 

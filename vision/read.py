@@ -5,11 +5,7 @@
 >>> reading = reader.read(frame)                      # doctest: +SKIP
 >>> reading.zones["r0c0"].label, reading.to_dict()    # doctest: +SKIP
 
-Slots: each zone's cells are classified in Lab against every label the zone allows, each label at a few
-shades (a cube's sides are darker than its top; pieces in a shadow), the board background at shadow
-shades too. The cells vote; a zone is empty when too few cells look like a piece for the piece's own
-size (a cube shows more of its colour than a seal). A zone under a hand, or whose cells mostly match none
-of its labels, is ``unknown``.
+Slots: ``vision.slots`` reads each from its cells' colours.
 
 Light: the light field fitted on the board's own background (``vision.light_field``) scales each zone's
 colours so that the background there shows its nominal colour. Colour prototypes live in that normalised
@@ -19,7 +15,6 @@ space, so a calibration made under one light holds under another.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -34,15 +29,13 @@ from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geo
 from vision.hands import HandFinder
 from vision.light_field import LightField, field_basis, fit_light_field
 from vision.locate import Location, Locator
+from vision.reading import CountReading, Reading
 from vision.shadow import HandShadow, fit_hand_shadow, may_reach
+from vision.slots import SlotReader
 
-PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first LIT_SHADES: a lit top face
-LIT_SHADES = 3
-WEAK_TOP = 0.5  # the evidence of a cell showing a pale piece's lit top that the board in a glare comes near
+PIECE_SHADES = (1.15, 1.0, 0.88, 0.76, 0.64, 0.52)  # the first vision.slots.LIT_SHADES: a lit top face
 EMPTY_SHADES = (1.15, 1.0, 0.9, 0.8, 0.62, 0.45)  # what the light field leaves of a glare; shadows
 EXPLAIN_DE = 12.0  # a grid cell this close to one of its zone's pieces is that piece, not a hand
-WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is weak evidence of the piece
-HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
 LOCAL_LIGHT_MM = 40.0  # the board around a slot that tells the light reaching it
 IN_SHADOW = 0.85  # the board around a zone darker than this: a shadow over it
 SHADOWED_RING = 0.15  # this share of the free board around a tray in a shadow: a shadow across it
@@ -50,48 +43,6 @@ SHADE_CROSSES = 0.9  # the hand's fitted shadow leaves less light than this some
 RELIT_OFF, RELIT_OFF_SHARE = 0.1, 0.2  # relit, this share of the board around a tray is this far off 1: no fit
 SHADOW_SLACK_MM = 3.0  # how far the fitted shadow's edge may be off (the hand mask's cells are 4 mm)
 MIN_LIGHT_CELLS = 0.2  # (fewer board cells than this share of them around: nothing to tell the light by)
-LOW_CONFIDENCE = 0.6
-
-
-@dataclass(frozen=True)
-class ZoneReading:
-    label: str
-    confidence: float
-
-
-@dataclass(frozen=True)
-class CountReading:
-    count: int | None
-    confidence: float
-    by_label: dict[str, int] = field(default_factory=dict)
-    pieces_area: float = 0.0  # total lit top-face area, in pieces (before rounding)
-
-
-@dataclass
-class Reading:
-    layout: str
-    board_found: bool
-    homography: np.ndarray | None
-    zones: dict[str, ZoneReading]
-    counts: dict[str, CountReading]
-    source: str = "none"
-    canonical: np.ndarray | None = None  # the warped board (BGR), for annotation
-    hand_cells: np.ndarray | None = None  # grid cells under a hand
-
-    def to_dict(self) -> dict[str, Any]:
-        """The reading as DESIGN.md prints it. ``homography`` maps board mm to image pixels."""
-        counts = {}
-        for zid, c in self.counts.items():
-            entry: dict[str, Any] = {"count": c.count, "confidence": round(c.confidence, 3)}
-            if len(c.by_label) > 1:
-                entry["by_label"] = dict(c.by_label)
-            counts[zid] = entry
-        return {"layout": self.layout, "board_found": self.board_found,
-                "homography": None if self.homography is None else [[round(float(v), 6) for v in row]
-                                                                     for row in self.homography],
-                "zones": {zid: {"label": z.label, "confidence": round(z.confidence, 3)}
-                          for zid, z in self.zones.items()},
-                "counts": counts}
 
 
 CHROMA_MIN = 0.06  # a grid cell this far off the board's chromaticity (log ratio) is not the board ...
@@ -111,7 +62,6 @@ class Reader:
     def __init__(self, layout: Layout, calibration: Calibration | None = None, px_per_mm: float | None = None,
                  recheck_every: int = 30, cards=None):
         from vision.cards.zones import CardZones  # ``cards``: a CardLibrary or {set name: CardSet}
-        from vision.pieces import piece_shapes
 
         self.layout = layout
         self.geometry: BoardGeometry = board_geometry(layout, px_per_mm)
@@ -124,19 +74,6 @@ class Reader:
         self.locator = Locator(layout, lens, corners, recheck_every)
         self.labels = ["empty", *sorted(model.prototypes_bgr)]
         self.prototypes = self._prototype_table()
-        # A light, low-chroma piece (a bone cube, a white seal) has shades that look like the board in a
-        # shadow or a glare. Such cells support the label once the piece is seen, but show it on their own
-        # only as its lit top: by half (WEAK_TOP; a bone cube's top a little dimmer than its colour comes
-        # near the board in a glare, yet a whole top of such cells is the cube), its sides not at all.
-        near_board = np.linalg.norm(self.prototypes[:, :, None] - self.prototypes[0][None, None], axis=-1).min(-1)
-        weak = np.zeros((len(self.labels) + 1, 16), bool)
-        weak[1:len(self.labels), :near_board.shape[1]] = near_board[1:] < WEAK_DE
-        # Per code (classify): its label (len(labels) for none), and how much it shows a piece on its own.
-        code, none = np.arange(256), len(self.labels)
-        self._code_label = np.where(code < classify.HIGHLIGHT, np.minimum(code // 16, none), none)
-        piece, weak = code < classify.HIGHLIGHT, weak[self._code_label, code % 16]
-        self._code_evidence = np.where(piece & ~weak, 1.0, np.where(piece & (code % 16 < LIT_SHADES), WEAK_TOP, 0.0))
-        self._code_lit = np.where(code % 16 < LIT_SHADES, self._code_evidence, 0.0)  # (a lit top's evidence)
         g = self.geometry
         sets: dict[tuple[str, ...], int] = {}
         zone_set = []
@@ -147,9 +84,7 @@ class Reader:
         allowed = [np.array([label in labels or label == "empty" for label in self.labels]) for labels in sets]
         no_table = np.zeros((0, classify.LEVELS ** 3), np.uint8)
         self.tables = np.stack([classify.label_table(self.prototypes, a) for a in allowed]) if sets else no_table
-        self._slot_set = np.repeat(np.array(zone_set[:len(g.slot_ids)], np.int64), g.cells * g.cells)
-        self._slot_table = self._slot_set * classify.LEVELS ** 3  # (where each slot cell's table starts, flat)
-        self._slot_row = np.repeat(np.arange(len(g.slot_ids)), g.cells * g.cells) * (len(self.labels) + 1)
+        self.slots = SlotReader(layout, g, self.labels, self.prototypes, self.tables, zone_set[:len(g.slot_ids)])
         self._slot_means = RectMeans(g.slot_rects, g.size_px)
         self._count_set = zone_set[len(g.slot_ids):]
         # Counting takes every colour's nearest label or the board (vision/count.py says why).
@@ -172,17 +107,6 @@ class Reader:
         self._redder_table = classify.board_redder(model.background_bgr)
         self._skin_patch = max(3, round(SKIN_PATCH_MM / g.grid_mm) | 1)  # grid cells
         self._log_background = np.log(np.clip(model.background_bgr, 1e-3, None))
-        slots = [layout.zone(z) for z in g.slot_ids]
-        shapes = piece_shapes(layout)
-        inset_area = np.array([(z.size[0] - 3) * (z.size[1] - 3) for z in slots], float)
-        # Per slot and piece label: the evidence (cells) that label's own piece shows at least; a label the
-        # slot may not hold, as much as any. A zone's smallest piece sets when anything at all is there
-        # (``_piece_min``); a bigger piece needs more of its colour.
-        own = np.array([[shapes[label].area_mm2 if label in z.labels and label in shapes else 1e9
-                         for label in self.labels[1:]] for z in slots], float).reshape(len(slots), len(self.labels) - 1)
-        most = 0.35 * g.cells * g.cells
-        self._label_need = np.clip(0.35 * own / np.maximum(inset_area, 1)[:, None], 0.06, 0.35) * g.cells * g.cells
-        self._piece_min = self._label_need.min(axis=1, initial=most)
         background = g.grid_background.ravel()
         step = max(1, int(background.sum()) // 300)  # a few hundred samples fit the light well enough
         self._field_cells = np.flatnonzero(background)[::step]
@@ -328,7 +252,10 @@ class Reader:
                                       lambda: self._piece_de(grid_norm, grid_idx))
         board = ~cells & ~hands.ravel() & ~g.grid_marker.ravel()  # the board's own cells, seen
         cover = self._zone_cover(hands)
-        zones = self._read_slots_in_their_light(slot_means, gain_slot, cover[:len(g.slot_ids)], light, board)
+        zones = {}
+        if g.slot_ids:
+            local = self._local_light(light, board, self._slot_cell)
+            zones = self.slots.read_in_their_light(slot_means, gain_slot, cover[:len(g.slot_ids)], local)
         counts = {}
         shadow = None  # the hand's shadow, fitted if it can reach a tray (it costs a few milliseconds)
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
@@ -496,85 +423,6 @@ class Reader:
                                      self.model.background_bgr)
         return classify.noise_level(1.4 * robust.lower_quartile(de))
 
-    def _read_slots(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray,
-                    which: np.ndarray | None = None) -> dict[str, ZoneReading]:
-        """``cover``: the fraction of each slot under the hand mask; ``which``: the slots to read (indices),
-        all of them by default."""
-        g = self.geometry
-        k2 = g.cells * g.cells
-        ids, means, table_at, need = g.slot_ids, slot_means.reshape(-1, k2, 3), self._slot_table, self._piece_min
-        label_need = self._label_need
-        if which is not None:
-            ids, means, need, label_need = [g.slot_ids[j] for j in which], means[which], need[which], label_need[which]
-            gain_slot, cover, table_at = gain_slot[which], cover[which], table_at.reshape(-1, k2)[which].ravel()
-        n = len(ids)
-        if n == 0:
-            return {}
-        cells = means * (gain_slot[:, None, :] / 255.0)
-        codes = self.tables.reshape(-1).take(table_at + classify.index(classify.to_uint8(cells)).ravel())
-        foreign = (codes == classify.FOREIGN).reshape(n, k2)
-        L = len(self.labels)
-        label = self._code_label.take(codes)
-        row = self._slot_row[:n * k2]  # (slot i's cells: i * (L + 1))
-        # bincount over flat (row, label) indices: the same tallies as np.add.at, an order of magnitude faster
-        votes = np.bincount(row + label, minlength=n * (L + 1)).reshape(n, L + 1)
-        shown = np.bincount(row + label, weights=self._code_evidence.take(codes),
-                            minlength=n * (L + 1)).reshape(n, L + 1)
-        n_foreign = foreign.sum(1)
-        pieces = votes[:, 1:L]
-        evidence = shown[:, 1:L]
-        lit = np.bincount(row + label, weights=self._code_lit.take(codes),
-                          minlength=n * (L + 1)).reshape(n, L + 1)[:, 1:L]
-        # Of the labels with evidence enough for their piece, the one whose lit top shows most, then the most
-        # evidence, then the most votes (a purple seal in dim light has cells as dark as a pink seal's shaded
-        # ones, but only it shows a lit top); of the others, the most evidence, then votes.
-        b = 2 * (k2 + 1)  # (a base for the ordering: evidence comes in halves, votes up to k2)
-        top = ((evidence >= label_need) * b ** 3 + lit * b * b + evidence * b + pieces).argmax(1)
-        top_votes = pieces[np.arange(n), top]
-        ordered = np.sort(pieces, axis=1)
-        second = np.where(ordered[:, -1] == top_votes, ordered[:, -2] if L > 2 else 0, ordered[:, -1])
-        piece_total = evidence.sum(1)
-        hidden = cover >= HAND_COVER
-        alien = (n_foreign >= np.maximum(need, 0.2 * k2)) & (n_foreign > top_votes)
-        top_need = label_need[np.arange(n), top]
-        piece = evidence[np.arange(n), top] >= top_need
-        margin = (top_votes - second) / np.maximum(1, top_votes + n_foreign)
-        piece_conf = np.clip(margin * np.minimum(1.0, top_votes / (2 * need)), 0, 1)
-        empty_conf = np.clip(1.0 - (piece_total + n_foreign) / np.maximum(top_need, 1), 0, 1)
-        names = np.array([*self.labels[1:], "empty"], dtype=object)[np.where(piece, top, L - 1)]
-        names[alien] = "unknown"
-        names[hidden] = "unknown"
-        conf = np.where(piece, piece_conf, empty_conf)
-        conf = np.where(alien, np.minimum(1.0, n_foreign / (0.4 * k2)), conf)
-        conf = np.where(hidden, np.minimum(1.0, 0.5 + cover), conf)
-        made: dict[tuple[str, float], ZoneReading] = {}  # most slots read alike: one reading made for each alike
-        out = {}
-        for zid, label, c in zip(ids, names.tolist(), conf.tolist(), strict=True):
-            if (label, c) not in made:
-                made[label, c] = ZoneReading(label, round(c, 3))
-            out[zid] = made[label, c]
-        return out
-
-    def _read_slots_in_their_light(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray,
-                                   light: np.ndarray, board: np.ndarray) -> dict[str, ZoneReading]:
-        """Every slot read in the light that reaches the board around it: a slot in a shadow (a hand's, beside
-        it) with its colours raised as much as the board's there. The shadow may be its neighbours' instead,
-        long under a low lamp, and not over its own piece's lit top: raised, an orange cube's top looks
-        yellow. So such a slot is also read as lit, and where both readings name pieces, different ones, the
-        surer stands. (Not where one reads empty: a shadowed empty place read as lit looks like a dark
-        piece, and a pale cube's top in a shadow read as lit looks like the board.)"""
-        if not len(self.geometry.slot_ids):
-            return {}
-        local = self._local_light(light, board, self._slot_cell)
-        zones = self._read_slots(slot_means, gain_slot / local[:, None], cover)
-        not_a_piece = ("empty", "unknown")
-        ids = self.geometry.slot_ids
-        shaded = [j for j in np.flatnonzero(local < 1.0) if zones[ids[j]].label not in not_a_piece]
-        for zid, as_lit in self._read_slots(slot_means, gain_slot, cover, np.array(shaded, np.int64)).items():
-            if as_lit.label not in (zones[zid].label, *not_a_piece) and as_lit.confidence > zones[zid].confidence:
-                zones[zid] = as_lit
-        return zones
-
     def _zone_cover(self, hands: np.ndarray) -> np.ndarray:
         """Fraction of each zone's grid cells (slots, then count zones) under the hand mask."""
         if not hands.any():
@@ -585,8 +433,6 @@ class Reader:
         return inside / np.maximum(1, (r1 - r0) * (c1 - c0))
 
 
-def low_confidence(reading: ZoneReading | CountReading) -> bool:
-    return reading.confidence < LOW_CONFIDENCE or (isinstance(reading, ZoneReading) and reading.label == "unknown")
 
 
 def homography_px_per_mm(H: np.ndarray, at_mm: tuple[float, float]) -> float:

@@ -17,7 +17,8 @@ from calibration.store import load_calibration
 from vision.annotate import annotate
 from vision.cards.store import CardLibrary
 from vision.image import load_frame
-from vision.read import Reader, low_confidence
+from vision.read import Reader
+from vision.reading import low_confidence
 
 
 def register(sub) -> None:

@@ -29,7 +29,8 @@ import numpy as np
 from assistant.stabilise import State
 from calibration.layout import Layout, Marker, load_layout
 from calibration.store import Calibration, load_calibration
-from vision.read import Reader, Reading
+from vision.read import Reader
+from vision.reading import Reading
 
 SEPARATOR = "/"
 

@@ -17,7 +17,7 @@ from calibration.store import LensModel
 from vision.cards import card_size
 from vision.cards.find import ZonePatch, cut_card, find_card
 from vision.cards.store import CardLibrary, CardSet
-from vision.read import ZoneReading
+from vision.reading import ZoneReading
 
 Sets = CardLibrary | Mapping[str, CardSet] | None
 

@@ -1,0 +1,57 @@
+"""What a reading of a frame is: each slot's label and each count, with their confidences (DESIGN.md's
+``read --json``), and which of them are too unsure to show as they are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+LOW_CONFIDENCE = 0.6
+
+
+@dataclass(frozen=True)
+class ZoneReading:
+    label: str
+    confidence: float
+
+
+@dataclass(frozen=True)
+class CountReading:
+    count: int | None
+    confidence: float
+    by_label: dict[str, int] = field(default_factory=dict)
+    pieces_area: float = 0.0  # total lit top-face area, in pieces (before rounding)
+
+
+@dataclass
+class Reading:
+    layout: str
+    board_found: bool
+    homography: np.ndarray | None
+    zones: dict[str, ZoneReading]
+    counts: dict[str, CountReading]
+    source: str = "none"
+    canonical: np.ndarray | None = None  # the warped board (BGR), for annotation
+    hand_cells: np.ndarray | None = None  # grid cells under a hand
+
+    def to_dict(self) -> dict[str, Any]:
+        """The reading as DESIGN.md prints it. ``homography`` maps board mm to image pixels."""
+        counts = {}
+        for zid, c in self.counts.items():
+            entry: dict[str, Any] = {"count": c.count, "confidence": round(c.confidence, 3)}
+            if len(c.by_label) > 1:
+                entry["by_label"] = dict(c.by_label)
+            counts[zid] = entry
+        return {"layout": self.layout, "board_found": self.board_found,
+                "homography": None if self.homography is None else [[round(float(v), 6) for v in row]
+                                                                     for row in self.homography],
+                "zones": {zid: {"label": z.label, "confidence": round(z.confidence, 3)}
+                          for zid, z in self.zones.items()},
+                "counts": counts}
+
+
+def low_confidence(reading: ZoneReading | CountReading) -> bool:
+    """Whether a reading is too unsure to be shown as it is (the annotated picture and the CLI flag it)."""
+    return reading.confidence < LOW_CONFIDENCE or (isinstance(reading, ZoneReading) and reading.label == "unknown")
