@@ -14,8 +14,9 @@ same brightness, and than the nearest colour of the pieces the cell's zone may h
 than "not board" (a pale palm over a beige board in dim light) and stops at the pieces the hand touches,
 which stay readable; pieces the core's blob took in (a pile next to the wrist) are given back the same
 way, and so are the core's outline cells that look like the board (the opening squares the core off).
-What that leaves apart from the hand, smaller than a fingertip and not beside a finger (a cube's dark side,
-a glint, a shadow between two pieces), is not the hand.
+What the hand then lies all around is under it, though it looked like a piece (a dark sleeve over a black
+seal's place). What is left apart from the hand, smaller than a fingertip and not beside a finger (a cube's
+dark side, a glint, a shadow between two pieces), is not the hand.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ ZONE_SPILL_MM = 8.0  # a blob within a zone and this margin is the zone's own pi
 ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little overhangs its place)
 FINGERTIP_MM2 = 200.0  # the least of a fingertip that shows (17 mm wide): a smaller part apart is not the hand ...
 APART_MM = 4.0  # ... when further than this from the rest of it (pale fingers in dim light break up)
+HOLE_MM2 = 1200.0  # a hole the hand mask encloses, up to the largest place (34 mm), is under the hand
 
 
 class HandFinder:
@@ -120,7 +122,23 @@ class HandFinder:
                 break
             hand = grown
         hand &= like | cv2.erode(hand, kernel)
-        return self._without_islands(hand).astype(bool)
+        return self._without_islands(self._holes_filled(hand)).astype(bool)
+
+    def _holes_filled(self, hand: np.ndarray) -> np.ndarray:
+        """``hand`` (uint8 grid mask) with the holes it encloses filled, up to a place's size: what the hand lies
+        all around is under it. (A dark sleeve over a black seal's place looks like the seal, and is given
+        back as the pieces the hand touches are: the place would read a confident seal.)"""
+        rows, cols = hand.shape
+        outside = np.zeros((rows + 2, cols + 2), np.uint8)  # (a border of board, so that "outside" is one region)
+        outside[1:-1, 1:-1] = hand
+        cv2.floodFill(outside, None, (0, 0), 2, flags=4)
+        holes = (outside[1:-1, 1:-1] == 0).astype(np.uint8)
+        if not holes.any():
+            return hand
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+        small = stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2 <= HOLE_MM2
+        small[0] = False
+        return hand | small[labels].astype(np.uint8)
 
     def _without_islands(self, hand: np.ndarray) -> np.ndarray:
         """``hand`` (uint8 grid mask) without its parts smaller than a fingertip, apart from the rest and away

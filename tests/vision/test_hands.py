@@ -147,3 +147,15 @@ def test_a_pale_finger_broken_up_in_dim_light_still_hides_its_place(replayed):
     assert truth["zones"]["r5c4"] == "unknown"
     wrong, _ = _wrong_and_unread(Reader(layout).read(frame), truth)
     assert wrong == {}
+
+
+def test_a_dark_sleeve_over_a_black_seals_place_hides_it(replayed):
+    # Frame 51 of the evaluation set of seed 2026: a black sleeve lies over two seal places. Their cells
+    # look like a black seal, so they were given back as pieces the hand touches, and read "seal-black" with
+    # full confidence, though the sleeve lies all around them.
+    layout, frame, truth = replayed("alchimiste", "cool", (
+        219289981815853840649001669507659997366, 253583831573602660626028118101560951819, 1, 338617334))
+    assert truth["zones"]["cauldron-4.seal"] == truth["zones"]["cauldron-10.seal"] == "unknown"
+    wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
+    assert wrong == {}
+    assert unread == []
