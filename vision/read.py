@@ -42,6 +42,7 @@ SHADOWED_RING = 0.15  # this share of the free board around a tray in a shadow: 
 SHADE_CROSSES = 0.9  # the hand's fitted shadow leaves less light than this somewhere on a tray: relight it
 RELIT_OFF, RELIT_OFF_SHARE = 0.1, 0.2  # relit, this share of the board around a tray is this far off 1: no fit
 SHADOW_SLACK_MM = 3.0  # how far the fitted shadow's edge may be off (the hand mask's cells are 4 mm)
+TRAY_HIDDEN_MM2 = 64.0  # a quarter of a cube's top: the hand mask over less of a tray cannot hide a cube
 MIN_LIGHT_CELLS = 0.2  # (fewer board cells than this share of them around: nothing to tell the light by)
 
 
@@ -129,6 +130,8 @@ class Reader:
             if x1 > x0 and y1 > y0:
                 self._marker_px[m.id] = (x0, y0, x1, y1)
         self._tray_grid_rects = np.array([g.zone_grid_rects[z] for z in g.count_ids], np.int64).reshape(-1, 4)
+        r0, c0, r1, c1 = self._tray_grid_rects.T
+        self._tray_cells_mm2 = (r1 - r0) * (c1 - c0) * g.grid_mm ** 2
         self._tray_rings = []  # per count zone: the free board cells 8 to 24 mm around it
         for zid in g.count_ids:
             x0, y0, x1, y1 = layout.zone(zid).bounds
@@ -261,7 +264,9 @@ class Reader:
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
             shadow = fit_hand_shadow(hands, light, board, g.grid_mm)
         for i, zid in enumerate(g.count_ids):
-            if cover[len(g.slot_ids) + i] > 0:  # a cube under a finger is a cube missed: no count, not a wrong one
+            # A cube under a finger is a cube missed: no count, not a wrong one. (A piece is counted while half
+            # its top shows: a few mask cells spilt from the hand beside the tray hide none.)
+            if cover[len(g.slot_ids) + i] * self._tray_cells_mm2[i] >= TRAY_HIDDEN_MM2:
                 counts[zid] = CountReading(None, 0.0)
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
