@@ -112,8 +112,8 @@ def relative_brightness(luma: np.ndarray, mine: np.ndarray, proto_bgr: np.ndarra
     hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
     peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
     near = values[np.abs(values - peak) < 0.1 * peak]
-    mode = robust.median(near) if near.size else peak
-    return v / mode
+    v /= robust.median(near) if near.size else peak
+    return v
 
 
 def top_blobs(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: np.ndarray, piece_px: float
@@ -134,86 +134,88 @@ def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
     x, y, bw, bh = cv2.boundingRect((topness > 0).view(np.uint8))
     if bw == 0:
         return []
-    pad = side // 2 + ring + 1
-    h, w = topness.shape
-    y0, x0 = max(0, y - pad), max(0, x - pad)
-    squares = _Squares(topness[y0:min(h, y + bh + pad), x0:min(w, x + bw + pad)], side, ring)
-    flat = squares.score.ravel()
-    centres = []
-    while len(centres) < MAX_PIECES:
-        k = int(flat.argmax())
-        if flat[k] == -np.inf:
-            break
-        r, c = divmod(k, squares.score.shape[1])
-        centres.append((r + y0, c + x0))
-        if not squares.take(r, c):
-            break
-    return centres
+    return _Squares(topness, (x, y, bw, bh), side, ring).place()
 
 
 class _Squares:
     """What is left of the topness, its sums over a square and over a square with its ring around every
-    place, and the score of a square there: inner / side² - ring / ring area where it covers enough
-    (else -inf). Taking a square away changes the sums only within reach of it: they are updated there.
+    place, and the score of a square there: inner / side² - ring / ring area. Taking a square away changes
+    the sums only within reach of it: they are updated there.
 
-    Each update is a few small OpenCV and numpy calls (their overheads are most of the cost: arguments by
-    position, into buffers made once); the arithmetic is the plain one (float32 products and differences,
-    as numpy does them), so that the same squares win as with whole-array numpy."""
+    Only places on the tops' bounding box can cover enough: the sums are worked out there, in buffers wide
+    enough that every update's reach fits (inner sums of -inf all around: never a square), so that each
+    update is the same few small calls (their overheads are most of the cost). The score leaves out the
+    cover test: the best place nearly always covers enough, and when not, the best that does is looked for
+    then. The arithmetic is the plain one (float32 products and differences as numpy does them; box sums of
+    zeros are zeros), so that the same squares win as with whole-array numpy over the crop."""
 
-    def __init__(self, topness: np.ndarray, side: int, ring: int):
-        self.left = topness.astype(np.float32)
+    def __init__(self, topness: np.ndarray, tops: tuple[int, int, int, int], side: int, ring: int):
         self.side, self.outer = side, side + 2 * ring
         self.half, self.reach = side // 2, self.outer // 2
         self.k_ring = 1.0 / (self.outer * self.outer - side * side)
         self.k_both = 1.0 / (side * side) + self.k_ring
         self.need = MIN_COVER * side * side
-        # inner >= need as one threshold: inner > the float32 just below need
+        # inner >= need as one test: inner > the float32 just below need
         self.below_need = float(np.nextafter(np.float32(self.need), np.float32(-np.inf)))
+        # The places: the tops' bounding box, widened as far as a square off it could still cover enough
+        # (not at all while MIN_COVER >= 0.5).
+        x, y, bw, bh = tops
+        spill = max(0, self.half + 1 - math.ceil(MIN_COVER * side))
+        h, w = topness.shape
+        y0, y1, x0, x1 = max(0, y - spill), min(h, y + bh + spill), max(0, x - spill), min(w, x + bw + spill)
+        self.m = m = self.half + self.reach  # from a square's centre to the edge of what it changes
+        self.origin = (y0 - m, x0 - m)
+        self.left = np.zeros((y1 - y0 + 2 * m, x1 - x0 + 2 * m), np.float32)
+        places = slice(m, m + y1 - y0), slice(m, m + x1 - x0)
+        self.left[places] = topness[y0:y1, x0:x1]
         self.rest = cv2.sumElems(self.left)[0]  # the topness not yet under a square: no square covers more
-        self.inner, self.around = self._box(self.left, self.side), self._box(self.left, self.outer)
-        self.score = np.empty_like(self.inner)
-        self._scored(self.inner, self.around, self.score, np.empty_like(self.inner))
-        size = side + 2 * self.reach  # a square and all it changes, away from the crop's edges
+        self.inner, self.around = np.full_like(self.left, -np.inf), np.zeros_like(self.left)
+        self.score = np.full_like(self.left, -np.inf)
+        inner, around, score = self.inner[places], self.around[places], self.score[places]
+        _box(self.left[places], side, inner)
+        _box(self.left[places], self.outer, around)
+        np.subtract(np.multiply(inner, self.k_both, out=score), around * self.k_ring, out=score)
+
+    def place(self) -> list[tuple[int, int]]:
+        """The squares' centres in the topness, best first: each taken away and the sums and scores within
+        its reach updated, until no place covers enough or what is left could not (no last update)."""
+        half, m, side, outer, k_both, k_ring = self.half, self.m, self.side, self.outer, self.k_both, self.k_ring
+        left, inner, around, score, flat = self.left, self.inner, self.around, self.score, self.score.ravel()
+        need, below_need, rest = self.need - ROUNDING, self.below_need, self.rest
+        size = 2 * m + 1
         taken = np.zeros((size, size), np.float32)  # zero but for the square taken away, at its middle
-        self.core = taken[self.reach:self.reach + side, self.reach:self.reach + side]
-        self.buffers = (taken, *np.empty((3, size, size), np.float32))
+        core = taken[m - half:m + half + 1, m - half:m + half + 1]
+        d_in, d_around, ring_part = np.empty((3, size, size), np.float32)
+        ones = np.ones((size, size), np.float32)  # (cv2.multiply with a scale: numpy's float32 product)
+        cols, (y0, x0) = score.shape[1], self.origin
+        centres = []
+        while len(centres) < MAX_PIECES:
+            r, c = divmod(int(flat.argmax()), cols)
+            if not inner[r, c] > below_need:  # the best place covers too little: the best that covers enough
+                enough = score - cv2.threshold(inner, below_need, np.inf, cv2.THRESH_BINARY_INV)[1]
+                k = int(enough.argmax())
+                if enough.flat[k] == -np.inf:
+                    break
+                r, c = divmod(k, cols)
+            centres.append((r + y0, c + x0))
+            rest -= float(inner[r, c])  # (what the square covers)
+            if rest < need:
+                break
+            square = left[r - half:r + half + 1, c - half:c + half + 1]
+            core[...] = square
+            square[...] = 0
+            near = slice(r - m, r + m + 1), slice(c - m, c + m + 1)
+            near_in, near_around, near_score = inner[near], around[near], score[near]
+            cv2.subtract(near_in, _box(taken, side, d_in), near_in)
+            cv2.subtract(near_around, _box(taken, outer, d_around), near_around)
+            cv2.multiply(near_in, ones, near_score, k_both)
+            cv2.subtract(near_score, cv2.multiply(near_around, ones, ring_part, k_ring), near_score)
+        return centres
 
-    @staticmethod
-    def _box(a: np.ndarray, k: int, dst: np.ndarray | None = None) -> np.ndarray:
-        return cv2.boxFilter(a, -1, (k, k), dst, (-1, -1), False, cv2.BORDER_CONSTANT)
 
-    def _scored(self, inner: np.ndarray, around: np.ndarray, out: np.ndarray, tmp: np.ndarray) -> None:
-        np.multiply(inner, self.k_both, out=out)
-        np.multiply(around, self.k_ring, out=tmp)
-        cv2.subtract(out, tmp, out)
-        # -inf where the square covers too little: subtract inf there, 0 elsewhere
-        cv2.threshold(inner, self.below_need, np.inf, cv2.THRESH_BINARY_INV, tmp)
-        cv2.subtract(out, tmp, out)
-
-    def take(self, r: int, c: int) -> bool:
-        """Take away the square centred at (r, c) and update the sums and scores within its reach; False
-        (and no update) when what is left could not fill enough of a square anywhere: no more squares."""
-        self.rest -= float(self.inner[r, c])  # (what the square covers)
-        if self.rest < self.need - ROUNDING:
-            return False
-        h, w = self.left.shape
-        half, m = self.half, self.half + self.reach  # m: from the centre to the edge of what changes
-        r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
-        square = self.left[r0:r1, c0:c1]
-        if m <= r < h - m and m <= c < w - m:  # the usual case: all of it inside the crop, the buffers fit
-            R0, R1, C0, C1 = r - m, r + m + 1, c - m, c + m + 1
-            taken, d_in, d_around, tmp = self.buffers
-            self.core[...] = square
-        else:  # cut off by the crop's edge
-            R0, R1, C0, C1 = max(0, r - m), min(h, r + m + 1), max(0, c - m), min(w, c + m + 1)
-            taken = cv2.copyMakeBorder(square, r0 - R0, R1 - r1, c0 - C0, C1 - c1, cv2.BORDER_CONSTANT)
-            d_in, d_around, tmp = np.empty((3, *taken.shape), np.float32)
-        square[...] = 0
-        near_in, near_around = self.inner[R0:R1, C0:C1], self.around[R0:R1, C0:C1]
-        cv2.subtract(near_in, self._box(taken, self.side, d_in), near_in)
-        cv2.subtract(near_around, self._box(taken, self.outer, d_around), near_around)
-        self._scored(near_in, near_around, self.score[R0:R1, C0:C1], tmp)
-        return True
+def _box(a: np.ndarray, k: int, dst: np.ndarray) -> np.ndarray:
+    """Sums over the ``k`` x ``k`` square around every pixel, zeros beyond the edges."""
+    return cv2.boxFilter(a, -1, (k, k), dst, (-1, -1), False, cv2.BORDER_CONSTANT)
 
 
 def piece_area_px(model: ColourModel, label: str, px_per_mm: float) -> float:
@@ -254,7 +256,10 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
             out[label] = (0, 0.0)
             continue
         v, mine = tops
-        topness = np.clip((v - TOP_FLOOR) * (1 / (1 - TOP_FLOOR)), 0, 1) * mine
+        topness = v - TOP_FLOOR  # (then in place: a crop-sized array made once, not four times)
+        topness *= 1 / (1 - TOP_FLOOR)
+        np.clip(topness, 0, 1, out=topness)
+        topness *= mine
         side = round(math.sqrt(piece_px)) | 1
         n = len(peel(topness, side, max(1, round(RING_MM * px_per_mm))))
         # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
