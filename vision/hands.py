@@ -13,7 +13,12 @@ cells that look like the hand: nearer one of the colours of its own core than th
 same brightness, and than the nearest colour of the pieces the cell's zone may hold. That choice is finer
 than "not board" (a pale palm over a beige board in dim light) and stops at the pieces the hand touches,
 which stay readable; pieces the core's blob took in (a pile next to the wrist) are given back the same
-way, and so are the core's outline cells that look like the board (the opening squares the core off).
+way, and so are the core's outline cells that look like the board (the opening squares the core off), and
+its inner cells, lit, that look clearly more like the board than like the hand (the closing filled them in
+beside the hand, or the opening squared the core off over them).
+A glare on the board beside the arm is no part of it, though brighter than the board and so "not board":
+it is taken out of the blob before the core is found (in the core, it would join the hand's colours, and
+the growth would spread over the rest of the glare), and the growth does not spread over it.
 What the hand then lies all around is under it, though it looked like a piece (a dark sleeve over a black
 seal's place). What is left apart from the hand, smaller than a fingertip and not beside a finger (a cube's
 dark side, a glint, a shadow between two pieces), is not the hand.
@@ -92,6 +97,12 @@ class HandFinder:
         hand = self._arms(closed, covered)
         if not hand.any():
             return hand.astype(bool)
+        glare = _glare(colours, background_bgr).reshape(rows, cols)
+        if (glare & hand.astype(bool)).any():
+            closed &= (~glare).astype(np.uint8)
+            hand = self._arms(closed, covered)
+            if not hand.any():
+                return hand.astype(bool)
         kernel = np.ones((3, 3), np.uint8)
         piece_de = piece_de()
         # The hand's own colours come from its core's inner cells that are not board (the closing filled
@@ -102,9 +113,11 @@ class HandFinder:
         if model is None:
             return hand.astype(bool)
         reach = np.flatnonzero(cv2.dilate(hand, self._reach))
-        like, piece = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)  # only cells the hand can reach
-        like[reach], piece[reach] = model.like(colours[reach].astype(np.float32) / 255.0, piece_de[reach])
-        like = like.reshape(rows, cols).astype(np.uint8)
+        # (only cells the hand can reach)
+        like, piece, board = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)
+        like[reach], piece[reach], board[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
+                                                             piece_de[reach])
+        like = (like.reshape(rows, cols) & ~glare).astype(np.uint8)
         piece = piece.reshape(rows, cols)
         took_pile = bool((hand.astype(bool) & piece & self._piles).any())
         hand &= (~piece).astype(np.uint8)  # pieces the blob took in are given back
@@ -121,7 +134,7 @@ class HandFinder:
             if np.array_equal(grown, hand):
                 break
             hand = grown
-        hand &= like | cv2.erode(hand, kernel)
+        hand &= (like | cv2.erode(hand, kernel)) & (~board.reshape(rows, cols)).astype(np.uint8)
         return self._without_islands(self._holes_filled(hand)).astype(bool)
 
     def _holes_filled(self, hand: np.ndarray) -> np.ndarray:
@@ -203,6 +216,20 @@ class HandFinder:
 
 HAND_DE = 14.0  # a cell further than this from every colour of the hand's core is not the hand
 SHADE_WEIGHT = 0.5  # a hand is darker towards its outline (it is round): brightness counts for less
+BOARD_MARGIN_DE = 12.0  # a cell this much nearer the board's colour than the hand's is the board ...
+BOARD_LIGHT = 0.6  # ... when this lit (darker, it may mix a dark sleeve's edge with the board)
+GLARE_LIGHT = 1.1  # a glare: brighter than the board by this factor, ...
+GLARE_DE = 4.0  # ... within this of the board's colour at that brightness, ...
+GLARE_REDDER = 1.0  # ... and not redder than it by this much (Lab a*; pale skin in the light is)
+
+
+def _glare(colours: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
+    """Per cell (normalised BGR uint8, (n, 3)): a glare on the board, its colour only brighter."""
+    bgr01 = colours.astype(np.float32) / 255.0
+    lab = bgr_to_lab(bgr01)
+    board = classify.board_lab_at(bgr01, background_bgr)
+    return ((classify.brightness(bgr01, background_bgr) > GLARE_LIGHT)
+            & (np.linalg.norm(lab - board, axis=1) < GLARE_DE) & (lab[:, 1] - board[:, 1] < GLARE_REDDER))
 
 
 @dataclass(frozen=True)
@@ -212,17 +239,18 @@ class HandColours:
     centres: np.ndarray
     background_bgr: np.ndarray
 
-    def like(self, bgr01: np.ndarray, piece_de: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def like(self, bgr01: np.ndarray, piece_de: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per colour (normalised BGR 0..1, (n, 3)): (like the hand: nearer one of its colours than the
         board's colour at the same brightness and than the nearest colour of the pieces the cell's zone
         may hold (``piece_de``), and near enough one of them; like a piece: nearer that piece colour than
-        the hand's)."""
+        the hand's; clearly the board: lit, and nearer the board's colour by a margin)."""
         lab = bgr_to_lab(bgr01)
         d_board = classify.board_distance(bgr01, self.background_bgr, lab)
         w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
         d_hand = np.linalg.norm((lab[:, None, :] - self.centres[None]) * w, axis=2).min(axis=1)
         like = (d_hand < d_board) & (d_hand < HAND_DE) & (d_hand < piece_de)
-        return like, piece_de < d_hand
+        board = (d_board + BOARD_MARGIN_DE < d_hand) & (classify.brightness(bgr01, self.background_bgr) >= BOARD_LIGHT)
+        return like, piece_de < d_hand, board
 
 
 def hand_colours(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray) -> HandColours | None:

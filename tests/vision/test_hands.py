@@ -171,3 +171,26 @@ def test_a_dark_sleeve_over_a_black_seals_place_hides_it(replayed):
     wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
     assert wrong == {}
     assert unread == []
+
+
+def test_a_glare_beside_the_arm_is_not_taken_for_the_hand(replayed):
+    # Frame 539 of the evaluation set of seed 8128: a dark hand with a black sleeve on the Chaudron board in
+    # daylight, beside a glare. The glare is brighter than the board ("not board"), joined the arm's blob and
+    # its colours, and the hand grew over the rest of it: four places beside the hand read unknown.
+    layout, frame, truth = replayed("chaudron", "daylight", (
+        206745972184009074126439690750769873724, 22996576443545506725097600616024665385, 1, 3362694363))
+    wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
+    assert wrong == {}
+    assert unread == []
+
+
+def test_board_the_closing_filled_in_beside_the_hand_is_not_the_hand(replayed):
+    # Frame 447 of the evaluation set of seed 777: cells of plain board beside the hand were closed into its
+    # core; lit, and far nearer the board's colour than the hand's, they are the board, and track-21 beside
+    # the hand is read.
+    layout, frame, truth = replayed("alchimiste", "cool", (
+        324950232617913001255339344957865425387, 225602981554823962289316896657083664657, 0, 3045737771))
+    assert truth["zones"]["track-21"] == "empty"
+    wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
+    assert wrong == {}
+    assert unread == []
