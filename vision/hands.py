@@ -49,6 +49,7 @@ ZONE_SPILL = 0.15  # or this fraction of the zone's size (a card turned a little
 FINGERTIP_MM2 = 200.0  # the least of a fingertip that shows (17 mm wide): a smaller part apart is not the hand ...
 APART_MM = 4.0  # ... when further than this from the rest of it (pale fingers in dim light break up)
 HOLE_MM2 = 1200.0  # a hole the hand mask encloses, up to the largest place (34 mm), is under the hand
+HOLE_MIN_MM2 = 100.0  # ... from half a cube's top: less is the mask's ragged edge, no piece shows through it
 
 
 class HandFinder:
@@ -140,7 +141,8 @@ class HandFinder:
     def _holes_filled(self, hand: np.ndarray) -> np.ndarray:
         """``hand`` (uint8 grid mask) with the holes it encloses filled, up to a place's size: what the hand lies
         all around is under it. (A dark sleeve over a black seal's place looks like the seal, and is given
-        back as the pieces the hand touches are: the place would read a confident seal.)"""
+        back as the pieces the hand touches are: the place would read a confident seal.) A hole of a cell or
+        two is the mask's ragged edge: filled, it tipped a place beside the hand over ``HAND_COVER``."""
         rows, cols = hand.shape
         outside = np.zeros((rows + 2, cols + 2), np.uint8)  # (a border of board, so that "outside" is one region)
         outside[1:-1, 1:-1] = hand
@@ -149,7 +151,8 @@ class HandFinder:
         if not holes.any():
             return hand
         _, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
-        small = stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2 <= HOLE_MM2
+        area = stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2
+        small = (area >= HOLE_MIN_MM2) & (area <= HOLE_MM2)
         small[0] = False
         return hand | small[labels].astype(np.uint8)
 

@@ -173,6 +173,16 @@ def test_a_dark_sleeve_over_a_black_seals_place_hides_it(replayed):
     assert unread == []
 
 
+
+def test_a_hole_of_a_cell_at_the_hands_edge_is_left_open(replayed):
+    # Frame 99 of a fresh evaluation set (seed 6006): a dark finger passes just below a red seal. A one-cell
+    # hole in the mask's ragged edge there, filled, put 4 of the place's 42 cells under the hand instead of
+    # 3, and the seal, plainly visible, read unknown.
+    layout, frame, truth = replayed("alchimiste", "cool", (
+        208061812311882576608394021124040223659, 241272585065894587379359666723879087699, 1, 353450023))
+    assert truth["zones"]["cauldron-1.seal"] == "seal-red"
+    assert Reader(layout).read(frame).zones["cauldron-1.seal"].label == "seal-red"
+
 def test_a_glare_beside_the_arm_is_not_taken_for_the_hand(replayed):
     # Frame 539 of the evaluation set of seed 8128: a dark hand with a black sleeve on the Chaudron board in
     # daylight, beside a glare. The glare is brighter than the board ("not board"), joined the arm's blob and
