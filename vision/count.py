@@ -32,6 +32,7 @@ import numpy as np
 
 from vision import classify, robust
 from vision.colour import ColourModel
+from vision.masks import holes_filled
 from vision.pieces import NEAR_CAMERA
 from vision.reading import CountReading
 
@@ -50,16 +51,8 @@ LUMA = np.array([0.114, 0.587, 0.299], np.float32)
 
 def _tidy(top: np.ndarray, piece_px: float) -> tuple[np.ndarray, np.ndarray]:
     """Fill small holes inside ``top`` (uint8 0/1) and drop small specks: (mask, area of each blob)."""
-    h, w = top.shape
-    outside = np.zeros((h + 2, w + 2), np.uint8)
-    outside[1:-1, 1:-1] = top
-    cv2.floodFill(outside, None, (0, 0), 2)  # the background reachable from the crop's edge
-    holes = (outside[1:-1, 1:-1] == 0).astype(np.uint8)
-    if holes.any():  # enclosed holes: fill the small ones (glints), not a missing piece's gap
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
-        small = stats[:, cv2.CC_STAT_AREA] < MIN_BLOB * piece_px
-        small[0] = False
-        top = top | small[labels].astype(np.uint8)
+    # Enclosed holes: the small ones are filled (glints), not a missing piece's gap.
+    top = holes_filled(top, lambda area: area < MIN_BLOB * piece_px)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(top, connectivity=8)
     keep = stats[:, cv2.CC_STAT_AREA] >= MIN_BLOB * piece_px
     keep[0] = False

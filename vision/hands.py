@@ -37,6 +37,7 @@ from calibration.layout import Layout
 from vision import classify
 from vision.colour import bgr_to_lab
 from vision.geometry import BoardGeometry
+from vision.masks import holes_filled
 
 OPEN_MM = 30.0
 CLOSE_MM = 8.0  # noise and a finger's darker outline leave holes this size in a hand
@@ -98,9 +99,10 @@ class HandFinder:
         hand = self._arms(closed, covered)
         if not hand.any():
             return hand.astype(bool)
-        glare = _glare(colours, background_bgr).reshape(rows, cols)
-        if (glare & hand.astype(bool)).any():
-            closed &= (~glare).astype(np.uint8)
+        blob = np.flatnonzero(closed)  # (the arms' blobs lie there: a glare matters nowhere else yet)
+        glare = blob[_glare(*_seen(colours[blob].astype(np.float32) / 255.0, background_bgr))]
+        if hand.ravel()[glare].any():
+            closed.flat[glare] = 0
             hand = self._arms(closed, covered)
             if not hand.any():
                 return hand.astype(bool)
@@ -118,7 +120,7 @@ class HandFinder:
         like, piece, board = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)
         like[reach], piece[reach], board[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
                                                              piece_de[reach])
-        like = (like.reshape(rows, cols) & ~glare).astype(np.uint8)
+        like = like.reshape(rows, cols).astype(np.uint8)
         piece = piece.reshape(rows, cols)
         took_pile = bool((hand.astype(bool) & piece & self._piles).any())
         hand &= (~piece).astype(np.uint8)  # pieces the blob took in are given back
@@ -143,18 +145,8 @@ class HandFinder:
         all around is under it. (A dark sleeve over a black seal's place looks like the seal, and is given
         back as the pieces the hand touches are: the place would read a confident seal.) A hole of a cell or
         two is the mask's ragged edge: filled, it tipped a place beside the hand over ``HAND_COVER``."""
-        rows, cols = hand.shape
-        outside = np.zeros((rows + 2, cols + 2), np.uint8)  # (a border of board, so that "outside" is one region)
-        outside[1:-1, 1:-1] = hand
-        cv2.floodFill(outside, None, (0, 0), 2, flags=4)
-        holes = (outside[1:-1, 1:-1] == 0).astype(np.uint8)
-        if not holes.any():
-            return hand
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
-        area = stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2
-        small = (area >= HOLE_MIN_MM2) & (area <= HOLE_MM2)
-        small[0] = False
-        return hand | small[labels].astype(np.uint8)
+        mm2 = self.g.grid_mm ** 2
+        return holes_filled(hand, lambda cells: (cells * mm2 >= HOLE_MIN_MM2) & (cells * mm2 <= HOLE_MM2))
 
     def _without_islands(self, hand: np.ndarray) -> np.ndarray:
         """``hand`` (uint8 grid mask) without its parts smaller than a fingertip, apart from the rest and away
@@ -226,13 +218,17 @@ GLARE_DE = 4.0  # ... within this of the board's colour at that brightness, ...
 GLARE_REDDER = 1.0  # ... and not redder than it by this much (Lab a*; pale skin in the light is)
 
 
-def _glare(colours: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
-    """Per cell (normalised BGR uint8, (n, 3)): a glare on the board, its colour only brighter."""
-    bgr01 = colours.astype(np.float32) / 255.0
-    lab = bgr_to_lab(bgr01)
-    board = classify.board_lab_at(bgr01, background_bgr)
-    return ((classify.brightness(bgr01, background_bgr) > GLARE_LIGHT)
-            & (np.linalg.norm(lab - board, axis=1) < GLARE_DE) & (lab[:, 1] - board[:, 1] < GLARE_REDDER))
+def _seen(bgr01: np.ndarray, background_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per colour (normalised BGR 0..1, (n, 3)): its Lab, the board's Lab at its brightness, that brightness
+    (a fraction of the board's)."""
+    return (bgr_to_lab(bgr01), classify.board_lab_at(bgr01, background_bgr),
+            classify.brightness(bgr01, background_bgr))
+
+
+def _glare(lab: np.ndarray, board_lab: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """Per colour (``_seen``'s three arrays): a glare on the board, its colour only brighter."""
+    return ((light > GLARE_LIGHT) & (np.linalg.norm(lab - board_lab, axis=1) < GLARE_DE)
+            & (lab[:, 1] - board_lab[:, 1] < GLARE_REDDER))
 
 
 @dataclass(frozen=True)
@@ -245,14 +241,15 @@ class HandColours:
     def like(self, bgr01: np.ndarray, piece_de: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per colour (normalised BGR 0..1, (n, 3)): (like the hand: nearer one of its colours than the
         board's colour at the same brightness and than the nearest colour of the pieces the cell's zone
-        may hold (``piece_de``), and near enough one of them; like a piece: nearer that piece colour than
-        the hand's; clearly the board: lit, and nearer the board's colour by a margin)."""
-        lab = bgr_to_lab(bgr01)
-        d_board = classify.board_distance(bgr01, self.background_bgr, lab)
+        may hold (``piece_de``), near enough one of them, and no glare; like a piece: nearer that piece
+        colour than the hand's; clearly the board: lit, and nearer the board's colour by a margin)."""
+        lab, board_lab, light = _seen(bgr01, self.background_bgr)
+        d_board = np.linalg.norm(lab - board_lab, axis=1)  # (classify.board_distance, from what is known)
         w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
         d_hand = np.linalg.norm((lab[:, None, :] - self.centres[None]) * w, axis=2).min(axis=1)
         like = (d_hand < d_board) & (d_hand < HAND_DE) & (d_hand < piece_de)
-        board = (d_board + BOARD_MARGIN_DE < d_hand) & (classify.brightness(bgr01, self.background_bgr) >= BOARD_LIGHT)
+        like &= ~_glare(lab, board_lab, light)
+        board = (d_board + BOARD_MARGIN_DE < d_hand) & (light >= BOARD_LIGHT)
         return like, piece_de < d_hand, board
 
 

@@ -44,8 +44,6 @@ RELIT_OFF, RELIT_OFF_SHARE = 0.1, 0.2  # relit, this share of the board around a
 SHADOW_SLACK_MM = 3.0  # how far the fitted shadow's edge may be off (the hand mask's cells are 4 mm)
 TRAY_HIDDEN_MM2 = 64.0  # a quarter of a cube's top: the hand mask over less of a tray cannot hide a cube
 MIN_LIGHT_CELLS = 0.2  # (fewer board cells than this share of them around: nothing to tell the light by)
-
-
 CHROMA_MIN = 0.06  # a grid cell this far off the board's chromaticity (log ratio) is not the board ...
 CHROMA_SPAN = 4.0  # ... nor one this many times the free board's median distance (the frame's noise)
 SKIN_PATCH_MM = 12.0  # pale skin: a patch this wide redder than the board ...
@@ -436,8 +434,6 @@ class Reader:
         r0, c0, r1, c1 = self._zone_rects.T
         inside = integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]
         return inside / np.maximum(1, (r1 - r0) * (c1 - c0))
-
-
 
 
 def homography_px_per_mm(H: np.ndarray, at_mm: tuple[float, float]) -> float:

@@ -46,8 +46,8 @@ class SlotReader:
         self._code_evidence = np.where(piece & ~weak, 1.0, np.where(piece & (code % 16 < LIT_SHADES), WEAK_TOP, 0.0))
         self._code_lit = np.where(code % 16 < LIT_SHADES, self._code_evidence, 0.0)  # (a lit top's evidence)
         g = geometry
-        self._slot_set = np.repeat(np.array(slot_sets, np.int64), g.cells * g.cells)
-        self._slot_table = self._slot_set * classify.LEVELS ** 3  # (where each slot cell's table starts, flat)
+        # (where each slot cell's table starts, flat)
+        self._slot_table = np.repeat(np.array(slot_sets, np.int64), g.cells * g.cells) * classify.LEVELS ** 3
         self._slot_row = np.repeat(np.arange(len(g.slot_ids)), g.cells * g.cells) * (len(self.labels) + 1)
         slots = [layout.zone(z) for z in g.slot_ids]
         shapes = piece_shapes(layout)

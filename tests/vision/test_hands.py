@@ -161,46 +161,42 @@ def test_a_pale_finger_broken_up_in_dim_light_still_hides_its_place(replayed):
     assert wrong == {}
 
 
-def test_a_dark_sleeve_over_a_black_seals_place_hides_it(replayed):
-    # Frame 51 of the evaluation set of seed 2026: a black sleeve lies over two seal places. Their cells
-    # look like a black seal, so they were given back as pieces the hand touches, and read "seal-black" with
-    # full confidence, though the sleeve lies all around them.
-    layout, frame, truth = replayed("alchimiste", "cool", (
-        219289981815853840649001669507659997366, 253583831573602660626028118101560951819, 1, 338617334))
-    assert truth["zones"]["cauldron-4.seal"] == truth["zones"]["cauldron-10.seal"] == "unknown"
-    wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
-    assert wrong == {}
-    assert unread == []
+# Hand frames of the evaluation sets (`render --layout alchimiste,alchymia,chaudron --seed S`) that once read a
+# place wrong or left one unread, replayed from the random generator's state at them: (layout, lighting,
+# state, what the truth says of the places in question). Every place must now read right or, under the hand,
+# unknown.
+HAND_FRAMES = {
+    # Seed 2026, frame 51: a black sleeve lies over two seal places. Their cells look like a black seal, so
+    # they were given back as pieces the hand touches, and read "seal-black" with full confidence, though the
+    # sleeve lies all around them.
+    "sleeve over seals": ("alchimiste", "cool", (219289981815853840649001669507659997366,
+                                                 253583831573602660626028118101560951819, 1, 338617334),
+                          {"cauldron-4.seal": "unknown", "cauldron-10.seal": "unknown"}),
+    # Seed 6006, frame 99 (a set rendered after the rule above): a dark finger passes just below a red seal.
+    # A one-cell hole in the mask's ragged edge there, filled, put 4 of the place's 42 cells under the hand
+    # instead of 3, and the seal, plainly visible, read unknown.
+    "a cell's hole at the edge": ("alchimiste", "cool", (208061812311882576608394021124040223659,
+                                                         241272585065894587379359666723879087699, 1, 353450023),
+                                  {"cauldron-1.seal": "seal-red"}),
+    # Seed 8128, frame 539: a dark hand with a black sleeve on the Chaudron board in daylight, beside a glare.
+    # The glare is brighter than the board ("not board"), joined the arm's blob and its colours, and the hand
+    # grew over the rest of it: four places beside the hand read unknown.
+    "glare beside the arm": ("chaudron", "daylight", (206745972184009074126439690750769873724,
+                                                      22996576443545506725097600616024665385, 1, 3362694363),
+                             {"r0c2": "empty", "r0c3": "empty", "r1c2": "root", "r2c2": "root"}),
+    # Seed 777, frame 447: cells of plain board beside the hand were closed into its core; lit, and far
+    # nearer the board's colour than the hand's, they are the board, and track-21 beside the hand is read.
+    "board closed into the core": ("alchimiste", "cool", (324950232617913001255339344957865425387,
+                                                          225602981554823962289316896657083664657, 0, 3045737771),
+                                   {"track-21": "empty"}),
+}
 
 
-
-def test_a_hole_of_a_cell_at_the_hands_edge_is_left_open(replayed):
-    # Frame 99 of a fresh evaluation set (seed 6006): a dark finger passes just below a red seal. A one-cell
-    # hole in the mask's ragged edge there, filled, put 4 of the place's 42 cells under the hand instead of
-    # 3, and the seal, plainly visible, read unknown.
-    layout, frame, truth = replayed("alchimiste", "cool", (
-        208061812311882576608394021124040223659, 241272585065894587379359666723879087699, 1, 353450023))
-    assert truth["zones"]["cauldron-1.seal"] == "seal-red"
-    assert Reader(layout).read(frame).zones["cauldron-1.seal"].label == "seal-red"
-
-def test_a_glare_beside_the_arm_is_not_taken_for_the_hand(replayed):
-    # Frame 539 of the evaluation set of seed 8128: a dark hand with a black sleeve on the Chaudron board in
-    # daylight, beside a glare. The glare is brighter than the board ("not board"), joined the arm's blob and
-    # its colours, and the hand grew over the rest of it: four places beside the hand read unknown.
-    layout, frame, truth = replayed("chaudron", "daylight", (
-        206745972184009074126439690750769873724, 22996576443545506725097600616024665385, 1, 3362694363))
-    wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
-    assert wrong == {}
-    assert unread == []
-
-
-def test_board_the_closing_filled_in_beside_the_hand_is_not_the_hand(replayed):
-    # Frame 447 of the evaluation set of seed 777: cells of plain board beside the hand were closed into its
-    # core; lit, and far nearer the board's colour than the hand's, they are the board, and track-21 beside
-    # the hand is read.
-    layout, frame, truth = replayed("alchimiste", "cool", (
-        324950232617913001255339344957865425387, 225602981554823962289316896657083664657, 0, 3045737771))
-    assert truth["zones"]["track-21"] == "empty"
+@pytest.mark.parametrize("case", list(HAND_FRAMES))
+def test_hand_frames_that_once_read_a_place_wrong_or_left_it_unread(replayed, case):
+    name, light, state, places = HAND_FRAMES[case]
+    layout, frame, truth = replayed(name, light, state)
+    assert {z: truth["zones"][z] for z in places} == places
     wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
     assert wrong == {}
     assert unread == []
