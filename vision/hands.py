@@ -12,10 +12,13 @@ That core is then grown back for a few centimetres (the fingers are thinner than
 cells that look like the hand: nearer one of the colours of its own core than the board's colour at the
 same brightness, and than the nearest colour of the pieces the cell's zone may hold. That choice is finer
 than "not board" (a pale palm over a beige board in dim light) and stops at the pieces the hand touches,
-which stay readable; pieces the core's blob took in (a pile next to the wrist) are given back the same
-way, and so are the core's outline cells that look like the board (the opening squares the core off), and
-its inner cells, lit, that look clearly more like the board than like the hand (the closing filled them in
-beside the hand, or the opening squared the core off over them).
+which stay readable. A hand is solid: the growth takes a cell darker than the board only where most of the
+cells around it look like the hand too. (A seam of shadow between two pieces, or a cube's dark side, is a
+cell or two wide and looks like a dark hand or sleeve: alone, such cells carried the mask onto places beside
+the hand. A pale finger in dim light, as bright as the board, looks like it in one cell of two.) Pieces
+the core's blob took in (a pile next to the wrist) are given back the same way, and so are the core's
+outline cells that look like the board (the opening squares the core off), and its inner cells that the
+not-board test calls board and that do not look like the hand (the closing filled them in beside it).
 A glare on the board beside the arm is no part of it, though brighter than the board and so "not board":
 it is taken out of the blob before the core is found (in the core, it would join the hand's colours, and
 the growth would spread over the rest of the glare), and the growth does not spread over it.
@@ -117,9 +120,9 @@ class HandFinder:
             return hand.astype(bool)
         reach = np.flatnonzero(cv2.dilate(hand, self._reach))
         # (only cells the hand can reach)
-        like, piece, board = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)
-        like[reach], piece[reach], board[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
-                                                             piece_de[reach])
+        like, piece, lit = np.zeros(rows * cols, bool), np.zeros(rows * cols, bool), np.zeros(rows * cols, bool)
+        like[reach], piece[reach], lit[reach] = model.like(colours[reach].astype(np.float32) / 255.0,
+                                                           piece_de[reach])
         like = like.reshape(rows, cols).astype(np.uint8)
         piece = piece.reshape(rows, cols)
         took_pile = bool((hand.astype(bool) & piece & self._piles).any())
@@ -131,13 +134,16 @@ class HandFinder:
             _, labels = cv2.connectedComponents(hand, connectivity=8)
             kept = np.unique(labels[(arms > 0) & (hand > 0)])
             hand = np.isin(labels, kept[kept > 0]).astype(np.uint8)
-        allowed = like | g.grid_marker.astype(np.uint8) | hand
+        marker = g.grid_marker.astype(np.uint8)
+        # (the median of a 3 x 3 window of 0/1 cells: 1 where at least 5 of the 9 are)
+        solid = cv2.medianBlur(like * 255, 3) // 255
+        allowed = solid | like & lit.reshape(rows, cols) | marker | hand
         for _ in range(self._n_grow):
             grown = cv2.dilate(hand, kernel) & allowed
             if np.array_equal(grown, hand):
                 break
             hand = grown
-        hand &= (like | cv2.erode(hand, kernel)) & (~board.reshape(rows, cols)).astype(np.uint8)
+        hand &= like | cv2.erode(hand, kernel) & (mask | marker)
         return self._without_islands(self._holes_filled(hand)).astype(bool)
 
     def _holes_filled(self, hand: np.ndarray) -> np.ndarray:
@@ -211,8 +217,7 @@ class HandFinder:
 
 HAND_DE = 14.0  # a cell further than this from every colour of the hand's core is not the hand
 SHADE_WEIGHT = 0.5  # a hand is darker towards its outline (it is round): brightness counts for less
-BOARD_MARGIN_DE = 12.0  # a cell this much nearer the board's colour than the hand's is the board ...
-BOARD_LIGHT = 0.6  # ... when this lit (darker, it may mix a dark sleeve's edge with the board)
+SOLID_LIGHT = 0.95  # a cell darker than this (of the board's light) joins the hand with most cells around it
 GLARE_LIGHT = 1.1  # a glare: brighter than the board by this factor, ...
 GLARE_DE = 4.0  # ... within this of the board's colour at that brightness, ...
 GLARE_REDDER = 1.0  # ... and not redder than it by this much (Lab a*; pale skin in the light is)
@@ -242,15 +247,14 @@ class HandColours:
         """Per colour (normalised BGR 0..1, (n, 3)): (like the hand: nearer one of its colours than the
         board's colour at the same brightness and than the nearest colour of the pieces the cell's zone
         may hold (``piece_de``), near enough one of them, and no glare; like a piece: nearer that piece
-        colour than the hand's; clearly the board: lit, and nearer the board's colour by a margin)."""
+        colour than the hand's; lit: as bright as the board, ``SOLID_LIGHT``)."""
         lab, board_lab, light = _seen(bgr01, self.background_bgr)
         d_board = np.linalg.norm(lab - board_lab, axis=1)  # (classify.board_distance, from what is known)
         w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
         d_hand = np.linalg.norm((lab[:, None, :] - self.centres[None]) * w, axis=2).min(axis=1)
         like = (d_hand < d_board) & (d_hand < HAND_DE) & (d_hand < piece_de)
         like &= ~_glare(lab, board_lab, light)
-        board = (d_board + BOARD_MARGIN_DE < d_hand) & (light >= BOARD_LIGHT)
-        return like, piece_de < d_hand, board
+        return like, piece_de < d_hand, light >= SOLID_LIGHT
 
 
 def hand_colours(colours: np.ndarray, core: np.ndarray, background_bgr: np.ndarray) -> HandColours | None:

@@ -30,6 +30,7 @@ class LightField:
     coef: np.ndarray  # (6, 3)
     lo: np.ndarray  # (3,)
     hi: np.ndarray  # (3,)
+    board: np.ndarray | None = None  # (n,) bool: the cells it was fitted on, the free board (None: all of them)
 
     def gain(self, basis: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """Per-channel gains that bring the board's colour at ``basis`` points to ``ref``."""
@@ -86,8 +87,9 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
         keep = new
     if coef is None:
         return None
-    fitted = logc[keep] if keep.sum() >= 6 else logc
-    return LightField(coef, fitted.min(axis=0), fitted.max(axis=0))
+    fitted = keep.sum() >= 6
+    logc = logc[keep] if fitted else logc
+    return LightField(coef, logc.min(axis=0), logc.max(axis=0), keep if fitted else None)
 
 
 def field_basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:

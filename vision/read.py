@@ -248,7 +248,7 @@ class Reader:
         grid_idx = classify.index(grid_norm)
         unseen = [m.id for m in self.layout.markers if m.id not in location.markers] if location.markers else []
         light = classify.brightness(grid_norm.astype(np.float32) / 255.0, self.model.background_bgr)
-        cells = self._not_board(grid_norm, grid_idx, light)
+        cells = self._not_board(grid_norm, grid_idx, light, field)
         hands = self.hand_finder.find(cells, grid_norm, self.model.background_bgr, unseen,
                                       lambda: self._piece_de(grid_norm, grid_idx))
         board = ~cells & ~hands.ravel() & ~g.grid_marker.ravel()  # the board's own cells, seen
@@ -383,14 +383,15 @@ class Reader:
             out.append(np.clip(norm / reach[..., None] + 0.5, 0, 255).astype(np.uint8))
         return out
 
-    def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray, light: np.ndarray) -> np.ndarray:
+    def _not_board(self, grid_norm: np.ndarray, grid_idx: np.ndarray, light: np.ndarray,
+                   field: LightField | None) -> np.ndarray:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in
         Lab at the same brightness, or in chromaticity (colour ratios, which a shadow leaves as they are:
         a dark hand over a brown board is as dark as a shadow, but redder), or on a patch redder than the
         board (``_redder``: pale skin in dim light)."""
         # (Never below the second level: JPEG's colour fringes along the printed lines are noise that the free
         # board's cells, which the level is measured on, do not show.)
-        not_board = ~self.boards[max(1, self._noise_level(grid_norm))].take(grid_idx)
+        not_board = ~self.boards[max(1, self._noise_level(grid_norm, field))].take(grid_idx)
         # (per channel, looked up in one OpenCV call: numpy is slow along a short axis)
         b, g, r = (c.ravel() for c in cv2.split(cv2.LUT(grid_norm.reshape(-1, 1, 3), _LOG)))
         mean = (b + g + r) / 3
@@ -417,13 +418,18 @@ class Reader:
         spread = max(SKIN_SPREAD_MIN, spread)
         return (patch > typical + SKIN_SPAN * spread) & (redder > cell_typical + cell_spread)
 
-    def _noise_level(self, grid_norm: np.ndarray) -> int:
+    def _noise_level(self, grid_norm: np.ndarray, field: LightField | None) -> int:
         """How noisy this frame's normalised board is, as an index of NOISE_LEVELS: the median ΔE of the
-        free background cells from the board's colour at their own brightness, estimated from the lowest
-        quarter (a hand or a sleeve may lie over half of those cells; noise's ΔE has its median at 1.4
-        times its first quartile)."""
+        free background cells from the board's colour at their own brightness, over the cells the light field
+        was fitted on (it left out a hand, a sleeve and shadows). Without those, it is estimated from the
+        lowest quarter of all the cells (a hand or a sleeve may lie over half of them), at 1.4 times it: the
+        ratio of Gaussian noise's ΔE. (In dim light the ratio is 2 and more, JPEG's and the quantisation's
+        errors grown by the light's gain: estimated so, the level was low and the board flagged in patches
+        that made false hands.)"""
         de = classify.board_distance(grid_norm.take(self._field_cells, axis=0).astype(np.float32) / 255.0,
                                      self.model.background_bgr)
+        if field is not None and field.board is not None:
+            return classify.noise_level(robust.median(de[field.board]))
         return classify.noise_level(1.4 * robust.lower_quartile(de))
 
     def _zone_cover(self, hands: np.ndarray) -> np.ndarray:

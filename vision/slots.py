@@ -20,7 +20,7 @@ from vision.reading import ZoneReading
 LIT_SHADES = 3  # the first piece shades (``vision.read.PIECE_SHADES``) are a lit top face
 WEAK_TOP = 0.5  # the evidence of a cell showing a pale piece's lit top that the board in a glare comes near
 WEAK_DE = 13.0  # a piece's shade this close to the board at some shade is weak evidence of the piece
-HAND_COVER = 0.08  # a zone this much under the hand mask is unknown
+HAND_COVER = 0.05  # a zone this much under the hand mask is unknown
 
 
 class SlotReader:

@@ -184,11 +184,30 @@ HAND_FRAMES = {
     "glare beside the arm": ("chaudron", "daylight", (206745972184009074126439690750769873724,
                                                       22996576443545506725097600616024665385, 1, 3362694363),
                              {"r0c2": "empty", "r0c3": "empty", "r1c2": "root", "r2c2": "root"}),
-    # Seed 777, frame 447: cells of plain board beside the hand were closed into its core; lit, and far
-    # nearer the board's colour than the hand's, they are the board, and track-21 beside the hand is read.
+    # Seed 777, frame 447: cells of plain board beside the hand were closed into its core; the not-board
+    # test calls them board and they do not look like the hand: they are the board, and track-21 is read.
     "board closed into the core": ("alchimiste", "cool", (324950232617913001255339344957865425387,
                                                           225602981554823962289316896657083664657, 0, 3045737771),
                                    {"track-21": "empty"}),
+    # Seed 2026, frame 54: the same with a pale hand in dim light, the board closed in beside a finger lying
+    # over the green cube's place below it.
+    "board closed in beside a finger": ("alchimiste", "dim", (223406121122429939743422809402681869896,
+                                                              253583831573602660626028118101560951819, 0, 1126911117),
+                                        {"cauldron-4.ingredient-5": "green"}),
+    # Seed 2026, frame 390: beside a hand in dim light, the seams of shadow between pieces and the cubes' dark
+    # sides look like the hand, a cell or two wide; the growth carried the mask along them onto a tile's place.
+    "shadow seams beside the hand": ("alchimiste", "dim", (286024462082447503608379920458858688135,
+                                                           253583831573602660626028118101560951819, 1, 701383134),
+                                     {"cauldron-4.tile": "tile"}),
+    # Seed 8128, frame 152: the same on the Chaudron board, a pale hand with a dark red sleeve.
+    "shadow seams on the Chaudron board": ("chaudron", "dim", (205203401124087195733368561689826571036,
+                                                               22996576443545506725097600616024665385, 1, 2136918449),
+                                           {"r1c4": "stone"}),
+    # Seed 31337, frame 197: a fingertip over a fifth of an empty place, two mask cells of its 42 (5 %): read
+    # "empty" with full confidence at the 8 % the places were left unknown from.
+    "a fingertip over an empty place": ("chaudron", "cool", (83867826754564259986436728065265801102,
+                                                             154037830374290453493919786809450178471, 1, 910625391),
+                                        {"r2c3": "unknown"}),
 }
 
 
@@ -198,5 +217,21 @@ def test_hand_frames_that_once_read_a_place_wrong_or_left_it_unread(replayed, ca
     layout, frame, truth = replayed(name, light, state)
     assert {z: truth["zones"][z] for z in places} == places
     wrong, unread = _wrong_and_unread(Reader(layout).read(frame), truth)
+    assert wrong == {}
+    assert unread == []
+
+
+def test_a_dim_board_with_no_hand_shows_none(replayed):
+    # Seed 9191, frame 548: the Chaudron board in dim light, no hand. The frame's noise was estimated at 1.4
+    # times the lowest quarter of the board cells' ΔE (Gaussian noise's ratio); in dim light JPEG's and the
+    # quantisation's errors, grown by the light's gain, put the median at twice that quarter, a sixth of the
+    # free board was flagged "not board", and patches of it along the board's edge made a hand over three
+    # places. The board cells the light field was fitted on tell the noise as it is.
+    layout, frame, truth = replayed("chaudron", "dim", (225503842532402378675216589746308822105,
+                                                        21976972981223717771121867495305190143, 1, 3140423295))
+    assert not truth["conditions"]["hand"]
+    reading = Reader(layout).read(frame)
+    assert not reading.hand_cells.any()
+    wrong, unread = _wrong_and_unread(reading, truth)
     assert wrong == {}
     assert unread == []
