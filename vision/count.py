@@ -25,6 +25,7 @@ by an update once what is left of the tops could not fill half a square: the sam
 
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -148,8 +149,7 @@ class _Squares:
         self.k_ring = 1.0 / (self.outer * self.outer - side * side)
         self.k_both = 1.0 / (side * side) + self.k_ring
         self.need = MIN_COVER * side * side
-        # inner >= need as one test: inner > the float32 just below need
-        self.below_need = float(np.nextafter(np.float32(self.need), np.float32(-np.inf)))
+        self.below_need = _below(self.need)
         # The places: the tops' bounding box, widened as far as a square off it could still cover enough
         # (not at all while MIN_COVER >= 0.5).
         x, y, bw, bh = tops
@@ -162,8 +162,9 @@ class _Squares:
         places = slice(m, m + y1 - y0), slice(m, m + x1 - x0)
         self.left[places] = topness[y0:y1, x0:x1]
         self.rest = cv2.sumElems(self.left)[0]  # the topness not yet under a square: no square covers more
-        self.inner, self.around = np.full_like(self.left, -np.inf), np.zeros_like(self.left)
-        self.score = np.full_like(self.left, -np.inf)
+        sums = np.empty((3, *self.left.shape), np.float32)  # (one array made, not three)
+        sums[0], sums[1], sums[2] = -np.inf, 0, -np.inf
+        self.inner, self.around, self.score = sums
         inner, around, score = self.inner[places], self.around[places], self.score[places]
         _box(self.left[places], side, inner)
         _box(self.left[places], self.outer, around)
@@ -180,18 +181,20 @@ class _Squares:
         core = taken[m - half:m + half + 1, m - half:m + half + 1]
         d_in, d_around, ring_part = np.empty((3, size, size), np.float32)
         ones = np.ones((size, size), np.float32)  # (cv2.multiply with a scale: numpy's float32 product)
-        cols, (y0, x0) = score.shape[1], self.origin
+        cols, (y0, x0), border = score.shape[1], self.origin, cv2.BORDER_CONSTANT
         centres = []
         while len(centres) < MAX_PIECES:
             r, c = divmod(int(flat.argmax()), cols)
-            if not inner[r, c] > below_need:  # the best place covers too little: the best that covers enough
+            covers = float(inner[r, c])
+            if not covers > below_need:  # the best place covers too little: the best that covers enough
                 enough = score - cv2.threshold(inner, below_need, np.inf, cv2.THRESH_BINARY_INV)[1]
                 k = int(enough.argmax())
                 if enough.flat[k] == -np.inf:
                     break
                 r, c = divmod(k, cols)
+                covers = float(inner[r, c])
             centres.append((r + y0, c + x0))
-            rest -= float(inner[r, c])  # (what the square covers)
+            rest -= covers
             if rest < need:
                 break
             square = left[r - half:r + half + 1, c - half:c + half + 1]
@@ -199,11 +202,19 @@ class _Squares:
             square[...] = 0
             near = slice(r - m, r + m + 1), slice(c - m, c + m + 1)
             near_in, near_around, near_score = inner[near], around[near], score[near]
-            cv2.subtract(near_in, _box(taken, side, d_in), near_in)
-            cv2.subtract(near_around, _box(taken, outer, d_around), near_around)
+            # (_box's calls, written out: this is the innermost loop)
+            cv2.subtract(near_in, cv2.boxFilter(taken, -1, (side, side), d_in, (-1, -1), False, border), near_in)
+            cv2.subtract(near_around, cv2.boxFilter(taken, -1, (outer, outer), d_around, (-1, -1), False, border),
+                         near_around)
             cv2.multiply(near_in, ones, near_score, k_both)
             cv2.subtract(near_score, cv2.multiply(near_around, ones, ring_part, k_ring), near_score)
         return centres
+
+
+@functools.cache
+def _below(need: float) -> float:
+    """The float32 just below ``need``: inner >= need as one test, inner > this."""
+    return float(np.nextafter(np.float32(need), np.float32(-np.inf)))
 
 
 def _box(a: np.ndarray, k: int, dst: np.ndarray) -> np.ndarray:
@@ -271,4 +282,4 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
     area = float(sum(u for _, u in found.values()))
     if off > DISAGREE:
         return CountReading(None, 0.0, {}, area)
-    return CountReading(sum(by_label.values()), float(np.clip(1.0 - off / (2 * DISAGREE), 0, 1)), by_label, area)
+    return CountReading(sum(by_label.values()), min(max(1.0 - off / (2 * DISAGREE), 0.0), 1.0), by_label, area)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from calibration.layout import Layout
@@ -167,12 +168,24 @@ class RectMeans:
         corners = np.stack([y1 * row + x1, y0 * row + x1, y1 * row + x0, y0 * row + x0])
         self._flat = (corners[..., None] * channels + np.arange(channels)).reshape(4, -1)
         self._area = np.repeat(((x1 - x0) * (y1 - y0)).astype(np.float64), channels)
+        self._area32 = self._area.astype(np.float32)
         self._channels = channels
 
     def __call__(self, integral: np.ndarray) -> np.ndarray:
         """Mean colour over each rectangle, (n, channels) float64: the same values as ``rect_means``."""
         a, b, c, d = integral.reshape(-1).take(self._flat)  # (exact integer sums)
         return ((a - b - c + d) / self._area).reshape(-1, self._channels)
+
+    def float32(self, integral: np.ndarray) -> np.ndarray:
+        """``self(integral).astype(np.float32)``, the same values, for a third less time: from a uint8 image's
+        integral (int32), over rectangles of less than 65,000 pixels, the sums are exact in float32 and float32
+        division rounds their quotient as the float64 one and its conversion do (a quotient of such integers
+        is never that near a float32 halfway point)."""
+        a, b, c, d = integral.reshape(-1).take(self._flat)
+        sums = cv2.subtract(a, b).reshape(a.shape)
+        cv2.subtract(sums, c, sums)
+        cv2.add(sums, d, sums)
+        return np.divide(sums, self._area32, dtype=np.float32).reshape(-1, self._channels)
 
 
 def grid_cell_means(integral: np.ndarray, cell_px: int, shape: tuple[int, int]) -> np.ndarray:
@@ -184,10 +197,11 @@ def grid_cell_means(integral: np.ndarray, cell_px: int, shape: tuple[int, int]) 
     # The cells' corners, gathered as one item per pixel (numpy is slow along a short axis).
     pixel = np.dtype((np.void, channels * integral.itemsize))
     corners = np.ascontiguousarray(integral.view(pixel)[:rows * cell_px + 1:cell_px, :cols * cell_px + 1:cell_px])
-    c = corners.view(integral.dtype).reshape(rows + 1, cols + 1, channels)
-    sums = c[1:, 1:] - c[:-1, 1:]
-    sums -= c[1:, :-1]
-    sums += c[:-1, :-1]
+    c = corners.view(integral.dtype).reshape(rows + 1, (cols + 1) * channels)
+    # (in OpenCV: a third of numpy's time on these views; exact, the integers are far from saturating)
+    sums = cv2.subtract(c[1:, channels:], c[:-1, channels:])
+    cv2.subtract(sums, c[1:, :-channels], sums)
+    cv2.add(sums, c[:-1, :-channels], sums)
     means = sums.reshape(-1, channels).astype(np.float32)
     means *= np.float32(1 / (cell_px * cell_px))
     return np.rint(means, out=means)

@@ -40,7 +40,7 @@ from calibration.layout import Layout
 from vision import classify
 from vision.colour import bgr_to_lab
 from vision.geometry import BoardGeometry
-from vision.masks import holes_filled
+from vision.masks import components, holes_filled
 
 OPEN_MM = 30.0
 CLOSE_MM = 8.0  # noise and a finger's darker outline leave holes this size in a hand
@@ -62,6 +62,7 @@ class HandFinder:
 
     def __init__(self, g: BoardGeometry, layout: Layout):
         self.g = g
+        self._unmarked = ~g.grid_marker
         spills = np.array([math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm) for z in layout.zones])
         r0, c0, r1, c1 = np.array([g.zone_grid_rects[z.id] for z in layout.zones]).reshape(-1, 4).T
         self._spilled = (r0 - spills, c0 - spills, r1 + spills, c1 + spills)
@@ -97,7 +98,7 @@ class HandFinder:
             if marker_id in g.marker_grid_rects:
                 r0, c0, r1, c1 = g.marker_grid_rects[marker_id]
                 covered[r0:r1, c0:c1] = True
-        mask = ((not_board.reshape(rows, cols) & ~g.grid_marker) | covered).astype(np.uint8)
+        mask = ((not_board.reshape(rows, cols) & self._unmarked) | covered).astype(np.uint8)
         closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._close)
         hand = self._arms(closed, covered)
         if not hand.any():
@@ -159,7 +160,7 @@ class HandFinder:
         from the board's edge: a glint on a cube, a cube's dark side or a patch of shadow between pieces, cut
         off from the hand once the pieces around them were given back. A fingertip parted from its finger is
         larger, or close to the finger (a pale finger in dim light breaks up into such parts)."""
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(hand, connectivity=8)
+        n, labels, stats = components(hand)
         if n <= 2:
             return hand
         keep = (stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2 >= FINGERTIP_MM2) | self._at_edge(stats)
@@ -187,23 +188,22 @@ class HandFinder:
         opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, self._open)
         if not opened.any():
             return opened
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+        n, labels, stats = components(opened)
         r0, c0, r1, c1 = self._spilled
         seen = stats[:, cv2.CC_STAT_AREA]  # a hidden marker alone is no hand
         if covered.any():
             seen = seen - np.bincount(labels[covered], minlength=n)
-        keep, near = [], []
-        for i in range(1, n):
-            x, y, w, h, _ = stats[i]
-            if seen[i] * g.grid_mm ** 2 < MIN_HAND_MM2:
-                continue  # smaller than any palm: a glint or a dark patch at the board's edge
-            if np.any((r0 <= y) & (c0 <= x) & (y + h <= r1) & (x + w <= c1)):
-                continue  # within one zone and its margin: that zone's own card or pile
-            if self._at_edge(stats[i]):
-                keep.append(i)
-            else:
-                near.append(i)  # no arm of its own: a stray object, piles in neighbouring trays joined into
-                # one blob, or a palm beyond a wrist that looks like the board
+        # Per blob (in columns: one row per blob, one column per zone): not smaller than any palm (a glint
+        # or a dark patch at the board's edge), nor within one zone and its margin (that zone's own card or
+        # pile).
+        x, y, w, h = (stats[1:, k, None] for k in range(4))
+        arm = (seen[1:] * g.grid_mm ** 2 >= MIN_HAND_MM2) & ~np.any(
+            (r0 <= y) & (c0 <= x) & (y + h <= r1) & (x + w <= c1), axis=1)
+        edge = self._at_edge(stats[1:])
+        keep = (np.flatnonzero(arm & edge) + 1).tolist()
+        # no arm of its own: a stray object, piles in neighbouring trays joined into one blob, or a palm
+        # beyond a wrist that looks like the board
+        near = (np.flatnonzero(arm & ~edge) + 1).tolist()
         if not keep:
             return np.zeros_like(opened)
         hand = np.isin(labels, keep).astype(np.uint8)
@@ -232,7 +232,7 @@ def _seen(bgr01: np.ndarray, background_bgr: np.ndarray) -> tuple[np.ndarray, np
 
 def _glare(lab: np.ndarray, board_lab: np.ndarray, light: np.ndarray) -> np.ndarray:
     """Per colour (``_seen``'s three arrays): a glare on the board, its colour only brighter."""
-    return ((light > GLARE_LIGHT) & (np.linalg.norm(lab - board_lab, axis=1) < GLARE_DE)
+    return ((light > GLARE_LIGHT) & (classify.row_norm(lab - board_lab) < GLARE_DE)
             & (lab[:, 1] - board_lab[:, 1] < GLARE_REDDER))
 
 
@@ -249,7 +249,7 @@ class HandColours:
         may hold (``piece_de``), near enough one of them, and no glare; like a piece: nearer that piece
         colour than the hand's; lit: as bright as the board, ``SOLID_LIGHT``)."""
         lab, board_lab, light = _seen(bgr01, self.background_bgr)
-        d_board = np.linalg.norm(lab - board_lab, axis=1)  # (classify.board_distance, from what is known)
+        d_board = classify.row_norm(lab - board_lab)  # (classify.board_distance, from what is known)
         w = np.array([SHADE_WEIGHT, 1.0, 1.0], np.float32)
         d_hand = np.linalg.norm((lab[:, None, :] - self.centres[None]) * w, axis=2).min(axis=1)
         like = (d_hand < d_board) & (d_hand < HAND_DE) & (d_hand < piece_de)

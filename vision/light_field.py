@@ -34,11 +34,16 @@ class LightField:
 
     def gain(self, basis: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """Per-channel gains that bring the board's colour at ``basis`` points to ``ref``."""
-        # Channel by channel, (3, n): numpy is slow along a short axis (the same values as (n, 3) at once).
-        log_field = self.coef.T @ np.atleast_2d(basis).T
+        return self.gain_rows(np.atleast_2d(basis), ref).T.reshape(*np.shape(basis)[:-1], 3)
+
+    def gain_rows(self, basis: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """``gain`` at the rows of ``basis`` as (3, n), channel by channel: numpy is slow along a short axis
+        (the same values as (n, 3) at once)."""
+        log_field = self.coef.T @ basis.T
         for c, lo, hi in zip(log_field, self.lo - FIELD_SLACK, self.hi + FIELD_SLACK, strict=True):
             np.clip(c, lo, hi, out=c)
-        return (np.asarray(ref)[:, None] / np.exp(log_field, out=log_field)).T.reshape(*np.shape(basis)[:-1], 3)
+        np.exp(log_field, out=log_field)
+        return np.divide(np.asarray(ref)[:, None], log_field, out=log_field)
 
 
 def fit_light_field(basis: np.ndarray, colours: np.ndarray,
@@ -52,10 +57,10 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
     if len(colours) < 6:
         return None
     logc = np.log(np.clip(colours, 1e-3, None))
-    chroma = logc - logc.sum(axis=1, keepdims=True) / 3
+    chroma = logc - (row_sums(logc) / 3)[:, None]
     keep = np.zeros(len(colours), bool)
     if board_chroma is not None:
-        keep = np.abs(chroma - board_chroma).max(axis=1) < BOARD_CHROMA
+        keep = row_max_abs(chroma - board_chroma) < BOARD_CHROMA
     if keep.sum() < max(6, MIN_BOARD_SHARE * len(colours)):  # (a board printed unlike its palette)
         keep = np.abs(chroma - np.median(chroma, axis=0)).max(axis=1) < 0.12
     if keep.sum() < 6:
@@ -63,26 +68,27 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
     coef = None
     ridge = np.diag([1e-6, 1e-6, 1e-6, 1.0, 1.0, 1.0])
     for _ in range(5):
-        n_keep = int(np.count_nonzero(keep))
+        kept_at = np.flatnonzero(keep)  # (rows taken by index: a third of the time of a boolean mask)
+        n_keep = len(kept_at)
         if n_keep < 6:
             break
-        b, kept = basis[keep], logc[keep]
+        b, kept = basis.take(kept_at, axis=0), logc.take(kept_at, axis=0)
         # One light: its colour is the same everywhere (three constants), only its strength varies (one
         # surface). A surface per channel could tint the board where no cell pins it down, under a hand,
         # until the hand looked like the board.
         # (sums over the count: np.mean's values, without its overhead)
         colour = kept.sum(axis=0) / n_keep
-        shape = np.linalg.solve(b.T @ b + FIELD_RIDGE * n_keep * ridge, b.T @ ((kept - colour).sum(axis=1) / 3))
+        shape = np.linalg.solve(b.T @ b + FIELD_RIDGE * n_keep * ridge, b.T @ (row_sums(kept - colour) / 3))
         coef = np.repeat(shape[:, None], 3, axis=1)
         coef[0] += colour
         resid = logc - basis @ coef
-        level = resid.sum(axis=1) / 3
-        tint = np.abs(resid - level[:, None]).max(axis=1)
+        level = row_sums(resid) / 3
+        tint = row_max_abs(resid - level[:, None])
         # The board's scatter about the surface, from the cells' spread about their own median (not about
         # the surface, which a big shadow pulls away from both its cells and the lit ones).
-        spread = max(0.02, robust.centre_and_spread(level[keep])[1])
+        spread = max(0.02, robust.centre_and_spread(level.take(kept_at))[1])
         new = (level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread)) & (tint < max(0.05, 3 * spread))
-        if (new == keep).all():
+        if np.array_equal(new, keep):
             break
         keep = new
     if coef is None:
@@ -90,6 +96,18 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
     fitted = keep.sum() >= 6
     logc = logc[keep] if fitted else logc
     return LightField(coef, logc.min(axis=0), logc.max(axis=0), keep if fitted else None)
+
+
+def row_sums(a: np.ndarray) -> np.ndarray:
+    """``a.sum(axis=1)`` of an (n, 3) array, column by column (numpy is slow along a short axis): the same
+    values, as numpy adds a row's three in order."""
+    return a[:, 0] + a[:, 1] + a[:, 2]
+
+
+def row_max_abs(a: np.ndarray) -> np.ndarray:
+    """``np.abs(a).max(axis=1)`` of an (n, 3) array, column by column."""
+    a = np.abs(a)
+    return np.maximum(np.maximum(a[:, 0], a[:, 1]), a[:, 2])
 
 
 def field_basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:

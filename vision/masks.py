@@ -19,7 +19,24 @@ def holes_filled(mask: np.ndarray, which: Callable[[np.ndarray], np.ndarray]) ->
     holes = (outside[1:-1, 1:-1] == 0).astype(np.uint8)
     if not holes.any():
         return mask
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+    _, labels, stats = components(holes, 4)
     fill = which(stats[:, cv2.CC_STAT_AREA])
     fill[0] = False  # (the label of everything that is no hole)
     return mask | fill[labels].astype(np.uint8)
+
+
+def components(mask: np.ndarray, connectivity: int = 8) -> tuple[int, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats`` of ``mask`` (uint8): (count, labels, stats), worked out over the
+    mask's bounding box only, as its stats cost per pixel of the whole image, background and all (0.1 ms on
+    the hand grid, ten times the labels alone). The same blobs with the same stats, though maybe numbered
+    otherwise (OpenCV labels stripes of the image in parallel); the background's stats (label 0) are the
+    box's."""
+    x, y, w, h = cv2.boundingRect(mask)
+    labels = np.zeros(mask.shape, np.int32)
+    if w == 0:
+        return 1, labels, np.array([[0, 0, mask.shape[1], mask.shape[0], mask.size]], np.int32)
+    n, labels[y:y + h, x:x + w], stats, _ = cv2.connectedComponentsWithStats(mask[y:y + h, x:x + w],
+                                                                             connectivity=connectivity)
+    stats[1:, cv2.CC_STAT_LEFT] += x
+    stats[1:, cv2.CC_STAT_TOP] += y
+    return n, labels, stats

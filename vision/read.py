@@ -86,6 +86,7 @@ class Reader:
         self.slots = SlotReader(layout, g, self.labels, self.prototypes, self.tables, zone_set[:len(g.slot_ids)])
         self._slot_means = RectMeans(g.slot_rects, g.size_px)
         self._count_set = zone_set[len(g.slot_ids):]
+        self._count_labels = [layout.zone(zid).labels for zid in g.count_ids]  # (Layout.zone is a search)
         # Counting takes every colour's nearest label or the board (vision/count.py says why).
         self.count_tables = {k: classify.nearest_table(self.prototypes, allowed[k]) for k in set(self._count_set)}
         # A grid cell inside a zone whose colour is one of that zone's pieces is "explained": a hand found
@@ -99,6 +100,7 @@ class Reader:
             self._cell_set[r0:r1, c0:c1] = k
         self._cell_set = self._cell_set.ravel()
         self._zone_cells = np.flatnonzero(self._cell_set >= 0)
+        self._unmarked = ~g.grid_marker.ravel()
         self._zone_cell_table = self._cell_set[self._zone_cells] * classify.LEVELS ** 3
         self.boards = classify.board_tables(model.background_bgr)
         bg_log = np.log(model.background_bgr * 255.0 + 0.5)
@@ -116,6 +118,9 @@ class Reader:
         centre_rc = np.clip((g.slot_centres_mm[:, ::-1] / g.grid_mm).astype(np.int64), 0, [rows - 1, cols - 1])
         self._slot_cell = centre_rc[:, 0] * cols + centre_rc[:, 1] if len(g.slot_ids) else np.zeros(0, np.int64)
         self._count_basis = field_basis(g.count_centres_mm, layout.size)
+        self._zone_basis = np.concatenate([self._slot_basis, self._count_basis])
+        self._around_slots = _SquareSums(g.grid_shape, self._slot_cell,
+                                         max(3, math.ceil(LOCAL_LIGHT_MM / g.grid_mm) | 1))
         self._zone_rects = np.array([g.zone_grid_rects[z] for z in (*g.slot_ids, *g.count_ids)],
                                     np.int64).reshape(-1, 4)
         s = g.px_per_mm
@@ -130,6 +135,7 @@ class Reader:
         self._tray_grid_rects = np.array([g.zone_grid_rects[z] for z in g.count_ids], np.int64).reshape(-1, 4)
         r0, c0, r1, c1 = self._tray_grid_rects.T
         self._tray_cells_mm2 = (r1 - r0) * (c1 - c0) * g.grid_mm ** 2
+        self._tray_cells = [(slice(a, c), slice(b, d)) for a, b, c, d in self._tray_grid_rects.tolist()]
         self._tray_rings = []  # per count zone: the free board cells 8 to 24 mm around it
         for zid in g.count_ids:
             x0, y0, x1, y1 = layout.zone(zid).bounds
@@ -166,26 +172,29 @@ class Reader:
         """The canonical board image: one warp of the frame (a remap when the lens is known: calibrated,
         or estimated from the markers)."""
         g = self.geometry
-        M = H @ np.linalg.inv(g.canonical_from_mm)
         lens = lens or self.locator.lens
-        if lens is None:
-            return cv2.warpPerspective(frame, M, g.size_px, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                       borderMode=cv2.BORDER_REPLICATE)
-        key = M.tobytes() + lens.distortion.tobytes()
+        key = H.tobytes() + (b"" if lens is None else lens.distortion.tobytes())
         if self._maps is None or self._maps[0] != key:
-            # The mapping is smooth: compute it at the centre of every block of step x step pixels and
-            # interpolate (cv2.resize maps block centres onto those pixels exactly).
-            w, h = g.size_px
-            step = 4
-            bx, by = -(-w // step), -(-h // step)
-            xs, ys = np.meshgrid(np.arange(bx) * step + (step - 1) / 2, np.arange(by) * step + (step - 1) / 2)
-            pts = cv2.perspectiveTransform(np.stack([xs, ys], -1).reshape(-1, 1, 2), M).reshape(-1, 2)
-            pts = lens.distort_points(pts).astype(np.float32).reshape(by, bx, 2)
-            full = cv2.resize(pts, (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
-            self._maps = (key, cv2.convertMaps(np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]),
-                                               cv2.CV_16SC2))
+            M = H @ np.linalg.inv(g.canonical_from_mm)
+            self._maps = (key, M if lens is None else self._canonical_maps(M, lens))
+        if lens is None:
+            return cv2.warpPerspective(frame, self._maps[1], g.size_px, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE)
         m1, m2 = self._maps[1]
         return cv2.remap(frame, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def _canonical_maps(self, M: np.ndarray, lens: LensModel) -> tuple[np.ndarray, np.ndarray]:
+        """The remap maps of the canonical image from the frame (board px -> frame px: ``M``, then the lens)."""
+        # The mapping is smooth: compute it at the centre of every block of step x step pixels and
+        # interpolate (cv2.resize maps block centres onto those pixels exactly).
+        w, h = self.geometry.size_px
+        step = 4
+        bx, by = -(-w // step), -(-h // step)
+        xs, ys = np.meshgrid(np.arange(bx) * step + (step - 1) / 2, np.arange(by) * step + (step - 1) / 2)
+        pts = cv2.perspectiveTransform(np.stack([xs, ys], -1).reshape(-1, 1, 2), M).reshape(-1, 2)
+        pts = lens.distort_points(pts).astype(np.float32).reshape(by, bx, 2)
+        full = cv2.resize(pts, (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
+        return cv2.convertMaps(np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]), cv2.CV_16SC2)
 
     def light_field(self, grid_means: np.ndarray, white: np.ndarray | None = None) -> LightField | None:
         """The light over the board, fitted on free background cells (``fit_light_field`` leaves out a hand,
@@ -211,9 +220,11 @@ class Reader:
             if crop.shape[0] * crop.shape[1] < 16:
                 continue
             grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-            flat = grey.ravel()
-            cut = np.partition(flat, int(0.7 * (flat.size - 1)))[int(0.7 * (flat.size - 1))]
-            whites.append(np.array(cv2.mean(crop, (grey >= cut).astype(np.uint8))[:3]))
+            k = int(0.7 * (grey.size - 1))
+            part = grey.ravel().copy()  # (np.partition's copy and partition, without its wrapper)
+            part.partition(k)
+            cut = part[k]
+            whites.append(cv2.mean(crop, (grey >= cut).astype(np.uint8))[:3])
         if not whites:
             return None
         ordered = np.sort(np.array(whites), axis=0)  # their median (np.median's values, without its overhead)
@@ -233,25 +244,32 @@ class Reader:
         # The trays resampled now, while the frame is still in the cache (the last look at it).
         crops = self._count_crops(frame, location) if g.count_ids else []
         integral = cv2.integral(canonical)
-        slot_means = self._slot_means(integral).astype(np.float32)
+        slot_means = self._slot_means.float32(integral)
         grid_means = grid_cell_means(integral, g.grid_px, g.grid_shape)
         ref = self.model.background_bgr * 255.0
         field = self.light_field(grid_means, self.marker_white(canonical, location.markers))
         if field is None:  # no free background at all: grey-world over the whole board instead
             gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
-            gain_grid, gain_slot, gain_count = (np.broadcast_to(gain, (len(b), 3)) for b in
-                                                (self._grid_basis, self._slot_basis, self._count_basis))
+            gain_slot, gain_count = (np.broadcast_to(gain, (len(b), 3)) for b in (self._slot_basis, self._count_basis))
+            grid_norm = classify.to_uint8(grid_means * gain / 255.0)
         else:
-            gain_grid, gain_slot, gain_count = (field.gain(b, ref) for b in
-                                                (self._grid_basis, self._slot_basis, self._count_basis))
-        grid_norm = classify.to_uint8(grid_means * gain_grid / 255.0)
+            gains = field.gain(self._zone_basis, ref)  # (slots and count zones in one call: the same values)
+            gain_slot, gain_count = gains[:len(g.slot_ids)], gains[len(g.slot_ids):]
+            # The grid's colours times their gains over 255, channel by channel (as the gains come; a third
+            # less time than along the short axis), then interleaved again.
+            norm = field.gain_rows(self._grid_basis, ref)
+            norm *= grid_means.T
+            norm /= 255.0
+            grid_norm = cv2.merge(tuple(classify.to_uint8(norm, in_place=True))).reshape(-1, 3)
         grid_idx = classify.index(grid_norm)
         unseen = [m.id for m in self.layout.markers if m.id not in location.markers] if location.markers else []
-        light = classify.brightness(grid_norm.astype(np.float32) / 255.0, self.model.background_bgr)
+        grid01 = grid_norm.astype(np.float32)
+        grid01 /= 255.0
+        light = classify.brightness(grid01, self.model.background_bgr)
         cells = self._not_board(grid_norm, grid_idx, light, field)
         hands = self.hand_finder.find(cells, grid_norm, self.model.background_bgr, unseen,
                                       lambda: self._piece_de(grid_norm, grid_idx))
-        board = ~cells & ~hands.ravel() & ~g.grid_marker.ravel()  # the board's own cells, seen
+        board = ~cells & ~hands.ravel() & self._unmarked  # the board's own cells, seen
         cover = self._zone_cover(hands)
         zones = {}
         if g.slot_ids:
@@ -268,8 +286,7 @@ class Reader:
                 counts[zid] = CountReading(None, 0.0)
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
-            r0, c0, r1, c1 = self._tray_grid_rects[i]
-            crossed = shadow is not None and float(shadow.light[r0:r1, c0:c1].min()) < SHADE_CROSSES
+            crossed = shadow is not None and float(shadow.light[self._tray_cells[i]].min()) < SHADE_CROSSES
             if crossed or self._tray_shadowed(i, light, board, hands):
                 # A hand's shadow across the tray: read it in the light the fitted shadow leaves there, if
                 # that shadow accounts for the board's darkness around it; else wait for it to pass.
@@ -331,11 +348,10 @@ class Reader:
         square ``LOCAL_LIGHT_MM`` wide around it (wide enough that a piece's own shadow is a small part of
         them); left at 1 unless plainly in a shadow. ``light``: each cell's brightness as a fraction of the
         board's; ``board``: the cells that show the board."""
-        rows, cols = self.geometry.grid_shape
         weight = board.astype(np.float32)
-        n = max(3, math.ceil(LOCAL_LIGHT_MM / self.geometry.grid_mm) | 1)
-        num = cv2.boxFilter((light * weight).reshape(rows, cols), -1, (n, n), normalize=False).ravel()[at]
-        den = cv2.boxFilter(weight.reshape(rows, cols), -1, (n, n), normalize=False).ravel()[at]
+        n = self._around_slots.n
+        around = self._around_slots if at is self._slot_cell else _SquareSums(self.geometry.grid_shape, at, n)
+        num, den = around(light * weight, weight)
         local = np.where(den >= MIN_LIGHT_CELLS * n * n, num / np.maximum(den, 1), 1.0)
         return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
 
@@ -347,20 +363,19 @@ class Reader:
         seen = self._ring_seen(i, board)
         # The hand itself that near the tray counts as shadow: its shadow falls beside it, and the hand
         # mask may have taken in the shadow's darkest part.
-        near = int(np.count_nonzero(hands.ravel()[ring]))
+        near = int(np.count_nonzero(hands.ravel().take(ring)))
         if len(seen) + near < 8:
             return False
-        return (np.count_nonzero(light[seen] < IN_SHADOW) + near) / (len(seen) + near) >= SHADOWED_RING
+        return (np.count_nonzero(light.take(seen) < IN_SHADOW) + near) / (len(seen) + near) >= SHADOWED_RING
 
     def _ring_seen(self, i: int, board: np.ndarray) -> np.ndarray:
         """The cells of count zone ``i``'s ring of free board (8 to 24 mm around it) that show the board."""
         ring = self._tray_rings[i]
-        return ring[board[ring]]
+        return ring[board.take(ring)]
 
     def _count(self, i: int, norm: np.ndarray) -> CountReading:
         """Count zone ``i`` read from its normalised crop."""
-        zid = self.geometry.count_ids[i]
-        return count_zone(norm, self.layout.zone(zid).labels, self.model, self.labels,
+        return count_zone(norm, self._count_labels[i], self.model, self.labels,
                           self.count_tables[self._count_set[i]], COUNT_PX_PER_MM)
 
     def _out_of_shadow(self, i: int, norm: np.ndarray, shadow: HandShadow | None, light: np.ndarray,
@@ -392,13 +407,14 @@ class Reader:
         # (Never below the second level: JPEG's colour fringes along the printed lines are noise that the free
         # board's cells, which the level is measured on, do not show.)
         not_board = ~self.boards[max(1, self._noise_level(grid_norm, field))].take(grid_idx)
-        # (per channel, looked up in one OpenCV call: numpy is slow along a short axis)
-        b, g, r = (c.ravel() for c in cv2.split(cv2.LUT(grid_norm.reshape(-1, 1, 3), _LOG)))
+        # (per channel, looked up by OpenCV: numpy is slow along a short axis; split first, the uint8s)
+        b, g, r = (cv2.LUT(c, _LOG).ravel() for c in cv2.split(grid_norm.reshape(-1, 1, 3)))
         mean = (b + g + r) / 3
         cb, cg, cr = self._board_chroma
         d = np.maximum(np.maximum(np.abs(b - mean - cb), np.abs(g - mean - cg)), np.abs(r - mean - cr))
-        tolerance = max(CHROMA_MIN, CHROMA_SPAN * robust.median(d[self._field_cells])) / np.sqrt(
-            np.clip(light, 0.1, 1.0))
+        # (OpenCV's square root: the same correctly rounded values, in half numpy's time)
+        tolerance = max(CHROMA_MIN, CHROMA_SPAN * robust.median(d[self._field_cells])) / cv2.sqrt(
+            np.clip(light, 0.1, 1.0)).ravel()
         return not_board | (d > tolerance) | self._redder(grid_idx)
 
     def _redder(self, grid_idx: np.ndarray) -> np.ndarray:
@@ -409,7 +425,7 @@ class Reader:
         light does to the board makes it redder; the spread is floored, since quantising dark colours
         shifts a* by about a unit.)"""
         rows, cols = self.geometry.grid_shape
-        redder = self._redder_table[grid_idx]
+        redder = self._redder_table.take(grid_idx)
         n = self._skin_patch
         patch = cv2.boxFilter(redder.reshape(rows, cols), -1, (n, n)).ravel()
         free_patch, free_cell = patch[self._field_cells], redder[self._field_cells]
@@ -440,6 +456,39 @@ class Reader:
         r0, c0, r1, c1 = self._zone_rects.T
         inside = integral[r1, c1] - integral[r0, c1] - integral[r1, c0] + integral[r0, c0]
         return inside / np.maximum(1, (r1 - r0) * (c1 - c0))
+
+
+class _SquareSums:
+    """Sums over the ``n`` x ``n`` square of grid cells around fixed cells ``at`` (flat indices), of float32
+    grids of non-negative values that are 0 or at least 2^-12 (brightness: a level of 1/255 times the least
+    luma weight; or 0 and 1): ``cv2.boxFilter``'s unnormalised sums there, the same values (it adds float32s
+    in doubles). Such sums are exact while below 2^17 (whole multiples of 2^-35, within a double's 53 bits),
+    in any order: an integral image of doubles over the squares' bounding box gives them for less than two
+    box filters over the whole grid (squares over the grid's edge, or larger sums: the box filters)."""
+
+    def __init__(self, shape: tuple[int, int], at: np.ndarray, n: int):
+        self.shape, self.at, self.n = shape, at, n
+        rows, cols = shape
+        r, c = np.divmod(at, cols)
+        h = n // 2
+        self.box = None
+        if len(at) and r.min() >= h and c.min() >= h and r.max() + h < rows and c.max() + h < cols:
+            r0, c0 = int(r.min()) - h, int(c.min()) - h
+            self.box = slice(r0, int(r.max()) + h + 1), slice(c0, int(c.max()) + h + 1)
+            w = int(c.max()) + h + 2 - c0  # the integral image's width
+            top, left = (r - h - r0) * w, c - h - c0
+            self.corners = np.concatenate([top + n * w + left + n, top + left + n, top + n * w + left, top + left])
+
+    def __call__(self, *grids: np.ndarray) -> list[np.ndarray]:
+        return [self._sums(grid) for grid in grids]
+
+    def _sums(self, grid: np.ndarray) -> np.ndarray:
+        if self.box is not None:
+            integral = cv2.integral(grid.reshape(self.shape)[self.box], sdepth=cv2.CV_64F).ravel()
+            if integral[-1] < 2 ** 17:
+                a, b, c, d = integral.take(self.corners).reshape(4, -1)
+                return (a - b - c + d).astype(np.float32)
+        return cv2.boxFilter(grid.reshape(self.shape), -1, (self.n, self.n), normalize=False).ravel()[self.at]
 
 
 def homography_px_per_mm(H: np.ndarray, at_mm: tuple[float, float]) -> float:

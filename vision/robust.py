@@ -14,18 +14,23 @@ MAD_TO_SIGMA = 1.4826  # a normal spread's standard deviation is this many times
 def median(a: np.ndarray) -> float:
     """``np.median`` of a 1-d float array (no NaN): the same value."""
     k = a.size // 2
+    part = a.copy()  # (np.partition's copy and partition, without its wrapper)
     if a.size % 2:
-        return float(np.partition(a, k)[k])
-    return float(np.mean(np.partition(a, (k - 1, k))[k - 1:k + 1]))
+        part.partition(k)
+        return float(part[k])
+    part.partition((k - 1, k))
+    return float((part[k - 1] + part[k]) / 2)  # (np.mean's sum and division, in the array's precision)
 
 
 def lower_quartile(a: np.ndarray) -> float:
     """``np.percentile(a, 25)`` of a 1-d float array (no NaN): the same value."""
     at = 0.25 * (a.size - 1)
     k, t = int(at), at - int(at)
+    part = a.copy()
     if k + 1 >= a.size:
-        return float(np.partition(a, k)[k])
-    part = np.partition(a, (k, k + 1))
+        part.partition(k)
+        return float(part[k])
+    part.partition((k, k + 1))
     lo, hi = part[k], part[k + 1]
     d = hi - lo  # (numpy scalars: in the array's precision, as numpy interpolates)
     return float(lo + d * t if t < 0.5 else hi - d * (1 - t))

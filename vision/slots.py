@@ -48,7 +48,8 @@ class SlotReader:
         g = geometry
         # (where each slot cell's table starts, flat)
         self._slot_table = np.repeat(np.array(slot_sets, np.int64), g.cells * g.cells) * classify.LEVELS ** 3
-        self._slot_row = np.repeat(np.arange(len(g.slot_ids)), g.cells * g.cells) * (len(self.labels) + 1)
+        # (row i's cells: i * (L + 1); for up to every slot twice, as read_in_their_light reads them)
+        self._slot_row = np.repeat(np.arange(2 * len(g.slot_ids)), g.cells * g.cells) * (len(self.labels) + 1)
         slots = [layout.zone(z) for z in g.slot_ids]
         shapes = piece_shapes(layout)
         inset_area = np.array([(z.size[0] - 3) * (z.size[1] - 3) for z in slots], float)
@@ -65,30 +66,38 @@ class SlotReader:
              which: np.ndarray | None = None) -> dict[str, ZoneReading]:
         """``cover``: the fraction of each slot under the hand mask; ``which``: the slots to read (indices),
         all of them by default."""
+        ids = self.geometry.slot_ids if which is None else [self.geometry.slot_ids[j] for j in which]
+        gains = gain_slot if which is None else gain_slot[which]
+        return dict(zip(ids, self._readings(slot_means, gains, cover, which), strict=True))
+
+    def _readings(self, slot_means: np.ndarray, gains: np.ndarray, cover: np.ndarray,
+                  which: np.ndarray | None = None) -> list[ZoneReading]:
+        """The readings of the slots ``which`` (indices, a slot may come twice; all of them by default) in that
+        order, each in its row of ``gains``. Each is read on its own: the same reading in any company."""
         g = self.geometry
         k2 = g.cells * g.cells
-        ids, means, table_at, need = g.slot_ids, slot_means.reshape(-1, k2, 3), self._slot_table, self._piece_min
-        label_need = self._label_need
+        means, table_at = slot_means.reshape(-1, k2, 3), self._slot_table
+        need, label_need = self._piece_min, self._label_need
         if which is not None:
-            ids, means, need, label_need = [g.slot_ids[j] for j in which], means[which], need[which], label_need[which]
-            gain_slot, cover, table_at = gain_slot[which], cover[which], table_at.reshape(-1, k2)[which].ravel()
-        n = len(ids)
+            means, need, label_need = means[which], need[which], label_need[which]
+            cover, table_at = cover[which], table_at.reshape(-1, k2)[which].ravel()
+        n = len(means)
         if n == 0:
-            return {}
-        cells = means * (gain_slot[:, None, :] / 255.0)
-        codes = self.tables.reshape(-1).take(table_at + classify.index(classify.to_uint8(cells)).ravel())
+            return []
+        cells = means * (gains[:, None, :] / 255.0)
+        codes = self.tables.reshape(-1).take(table_at + classify.index(classify.to_uint8(cells, in_place=True)).ravel())
         foreign = (codes == classify.FOREIGN).reshape(n, k2)
         L = len(self.labels)
         label = self._code_label.take(codes)
-        row = self._slot_row[:n * k2]  # (slot i's cells: i * (L + 1))
+        row = self._slot_row[:n * k2]
         # bincount over flat (row, label) indices: the same tallies as np.add.at, an order of magnitude faster
-        votes = np.bincount(row + label, minlength=n * (L + 1)).reshape(n, L + 1)
-        shown = np.bincount(row + label, weights=self._code_evidence.take(codes),
-                            minlength=n * (L + 1)).reshape(n, L + 1)
+        at = row + label
+        votes = np.bincount(at, minlength=n * (L + 1)).reshape(n, L + 1)
+        shown = np.bincount(at, weights=self._code_evidence.take(codes), minlength=n * (L + 1)).reshape(n, L + 1)
         n_foreign = foreign.sum(1)
         pieces = votes[:, 1:L]
         evidence = shown[:, 1:L]
-        lit = np.bincount(row + label, weights=self._code_lit.take(codes),
+        lit = np.bincount(at, weights=self._code_lit.take(codes),
                           minlength=n * (L + 1)).reshape(n, L + 1)[:, 1:L]
         # Of the labels with evidence enough for their piece, the one whose lit top shows most, then the most
         # evidence, then the most votes (a purple seal in dim light has cells as dark as a pink seal's shaded
@@ -112,13 +121,10 @@ class SlotReader:
         conf = np.where(piece, piece_conf, empty_conf)
         conf = np.where(alien, np.minimum(1.0, n_foreign / (0.4 * k2)), conf)
         conf = np.where(hidden, np.minimum(1.0, 0.5 + cover), conf)
-        made: dict[tuple[str, float], ZoneReading] = {}  # most slots read alike: one reading made for each alike
-        out = {}
-        for zid, label, c in zip(ids, names.tolist(), conf.tolist(), strict=True):
-            if (label, c) not in made:
-                made[label, c] = ZoneReading(label, round(c, 3))
-            out[zid] = made[label, c]
-        return out
+        # Most slots read alike: one reading made for each alike.
+        alike = list(zip(names.tolist(), conf.tolist(), strict=True))
+        made = {key: ZoneReading(key[0], round(key[1], 3)) for key in dict.fromkeys(alike)}  # (the first of each)
+        return list(map(made.__getitem__, alike))
 
     def read_in_their_light(self, slot_means: np.ndarray, gain_slot: np.ndarray, cover: np.ndarray,
                             local: np.ndarray) -> dict[str, ZoneReading]:
@@ -129,11 +135,19 @@ class SlotReader:
         surer stands. (Not where one reads empty: a shadowed empty place read as lit looks like a dark
         piece, and a pale cube's top in a shadow read as lit looks like the board.) ``local``: per slot, the
         light reaching the board around it as a share of the light field's (1 where no shadow lies)."""
-        zones = self.read(slot_means, gain_slot / local[:, None], cover)
-        not_a_piece = ("empty", "unknown")
         ids = self.geometry.slot_ids
-        shaded = [j for j in np.flatnonzero(local < 1.0) if zones[ids[j]].label not in not_a_piece]
-        for zid, as_lit in self.read(slot_means, gain_slot, cover, np.array(shaded, np.int64)).items():
+        gains, which = gain_slot / local[:, None], None
+        shaded = np.flatnonzero(local < 1.0)
+        if len(shaded):  # read as lit too, in the same call (a second one's overheads cost more than the rows)
+            gains = np.concatenate([gains, gain_slot[shaded]])
+            which = np.concatenate([np.arange(len(ids)), shaded])
+        readings = self._readings(slot_means, gains, cover, which)
+        zones = dict(zip(ids, readings[:len(ids)], strict=True))
+        not_a_piece = ("empty", "unknown")
+        for j, as_lit in zip(shaded.tolist(), readings[len(ids):], strict=True):
+            zid = ids[j]
+            if zones[zid].label in not_a_piece:
+                continue
             if as_lit.label not in (zones[zid].label, *not_a_piece) and as_lit.confidence > zones[zid].confidence:
                 zones[zid] = as_lit
         return zones
