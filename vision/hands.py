@@ -62,7 +62,7 @@ class HandFinder:
 
     def __init__(self, g: BoardGeometry, layout: Layout):
         self.g = g
-        self._unmarked = ~g.grid_marker
+        self._unmarked, self._marker = ~g.grid_marker, g.grid_marker.astype(np.uint8)
         spills = np.array([math.ceil(max(ZONE_SPILL_MM, ZONE_SPILL * max(z.size)) / g.grid_mm) for z in layout.zones])
         r0, c0, r1, c1 = np.array([g.zone_grid_rects[z.id] for z in layout.zones]).reshape(-1, 4).T
         self._spilled = (r0 - spills, c0 - spills, r1 + spills, c1 + spills)
@@ -135,7 +135,7 @@ class HandFinder:
             _, labels = cv2.connectedComponents(hand, connectivity=8)
             kept = np.unique(labels[(arms > 0) & (hand > 0)])
             hand = np.isin(labels, kept[kept > 0]).astype(np.uint8)
-        marker = g.grid_marker.astype(np.uint8)
+        marker = self._marker
         # (the median of a 3 x 3 window of 0/1 cells: 1 where at least 5 of the 9 are)
         solid = cv2.medianBlur(like * 255, 3) // 255
         allowed = solid | like & lit.reshape(rows, cols) | marker | hand

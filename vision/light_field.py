@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision import robust
+from vision import classify, robust
 
 FIELD_RIDGE = 0.02  # per cell: holds back the curvature terms where the free cells do not pin them down
 FIELD_SLACK = 0.1  # log units the field may leave the range of the cells it was fitted on
@@ -57,12 +57,12 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
     if len(colours) < 6:
         return None
     logc = np.log(np.clip(colours, 1e-3, None))
-    chroma = logc - (row_sums(logc) / 3)[:, None]
+    chroma = logc - (classify.row_sums(logc) / 3)[:, None]
     keep = np.zeros(len(colours), bool)
     if board_chroma is not None:
-        keep = row_max_abs(chroma - board_chroma) < BOARD_CHROMA
+        keep = classify.row_max_abs(chroma - board_chroma) < BOARD_CHROMA
     if keep.sum() < max(6, MIN_BOARD_SHARE * len(colours)):  # (a board printed unlike its palette)
-        keep = np.abs(chroma - np.median(chroma, axis=0)).max(axis=1) < 0.12
+        keep = classify.row_max_abs(chroma - np.median(chroma, axis=0)) < 0.12
     if keep.sum() < 6:
         keep[:] = True
     coef = None
@@ -78,12 +78,12 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
         # until the hand looked like the board.
         # (sums over the count: np.mean's values, without its overhead)
         colour = kept.sum(axis=0) / n_keep
-        shape = np.linalg.solve(b.T @ b + FIELD_RIDGE * n_keep * ridge, b.T @ (row_sums(kept - colour) / 3))
+        shape = np.linalg.solve(b.T @ b + FIELD_RIDGE * n_keep * ridge, b.T @ (classify.row_sums(kept - colour) / 3))
         coef = np.repeat(shape[:, None], 3, axis=1)
         coef[0] += colour
         resid = logc - basis @ coef
-        level = row_sums(resid) / 3
-        tint = row_max_abs(resid - level[:, None])
+        level = classify.row_sums(resid) / 3
+        tint = classify.row_max_abs(resid - level[:, None])
         # The board's scatter about the surface, from the cells' spread about their own median (not about
         # the surface, which a big shadow pulls away from both its cells and the lit ones).
         spread = max(0.02, robust.centre_and_spread(level.take(kept_at))[1])
@@ -96,18 +96,6 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
     fitted = keep.sum() >= 6
     logc = logc[keep] if fitted else logc
     return LightField(coef, logc.min(axis=0), logc.max(axis=0), keep if fitted else None)
-
-
-def row_sums(a: np.ndarray) -> np.ndarray:
-    """``a.sum(axis=1)`` of an (n, 3) array, column by column (numpy is slow along a short axis): the same
-    values, as numpy adds a row's three in order."""
-    return a[:, 0] + a[:, 1] + a[:, 2]
-
-
-def row_max_abs(a: np.ndarray) -> np.ndarray:
-    """``np.abs(a).max(axis=1)`` of an (n, 3) array, column by column."""
-    a = np.abs(a)
-    return np.maximum(np.maximum(a[:, 0], a[:, 1]), a[:, 2])
 
 
 def field_basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:

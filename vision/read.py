@@ -273,7 +273,7 @@ class Reader:
         cover = self._zone_cover(hands)
         zones = {}
         if g.slot_ids:
-            local = self._local_light(light, board, self._slot_cell)
+            local = self._local_light(light, board)
             zones = self.slots.read_in_their_light(slot_means, gain_slot, cover[:len(g.slot_ids)], local)
         counts = {}
         shadow = None  # the hand's shadow, fitted if it can reach a tray (it costs a few milliseconds)
@@ -337,21 +337,19 @@ class Reader:
         if len(cells):  # (rows taken with np.take, summed per column: numpy is slow along a short axis)
             lab = bgr_to_lab(grid_norm.take(cells, axis=0).astype(np.float32) / 255.0)
             shades = self.prototypes.shape[1]
-            d = lab - self.prototypes.reshape(-1, 3).take(code // 16 * shades + code % 16, axis=0)
-            d *= d
-            de[cells] = np.sqrt(d[:, 0] + d[:, 1] + d[:, 2])  # (np.linalg.norm's sum and order)
+            proto = self.prototypes.reshape(-1, 3).take(code // 16 * shades + code % 16, axis=0)
+            de[cells] = classify.row_norm(lab - proto)  # (np.linalg.norm's values)
         return de
 
-    def _local_light(self, light: np.ndarray, board: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """At grid cells ``at`` (flat indices), the light that reaches the board around each as a fraction of
+    def _local_light(self, light: np.ndarray, board: np.ndarray) -> np.ndarray:
+        """At each slot's centre cell, the light that reaches the board around it as a fraction of
         the light field's (which follows the lit board): the mean brightness of the board's own cells in a
         square ``LOCAL_LIGHT_MM`` wide around it (wide enough that a piece's own shadow is a small part of
         them); left at 1 unless plainly in a shadow. ``light``: each cell's brightness as a fraction of the
         board's; ``board``: the cells that show the board."""
         weight = board.astype(np.float32)
         n = self._around_slots.n
-        around = self._around_slots if at is self._slot_cell else _SquareSums(self.geometry.grid_shape, at, n)
-        num, den = around(light * weight, weight)
+        num, den = self._around_slots(light * weight, weight)
         local = np.where(den >= MIN_LIGHT_CELLS * n * n, num / np.maximum(den, 1), 1.0)
         return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
 
@@ -442,11 +440,11 @@ class Reader:
         ratio of Gaussian noise's ΔE. (In dim light the ratio is 2 and more, JPEG's and the quantisation's
         errors grown by the light's gain: estimated so, the level was low and the board flagged in patches
         that made false hands.)"""
-        de = classify.board_distance(grid_norm.take(self._field_cells, axis=0).astype(np.float32) / 255.0,
+        fitted = field is not None and field.board is not None
+        cells = self._field_cells[field.board] if fitted else self._field_cells
+        de = classify.board_distance(grid_norm.take(cells, axis=0).astype(np.float32) / 255.0,
                                      self.model.background_bgr)
-        if field is not None and field.board is not None:
-            return classify.noise_level(robust.median(de[field.board]))
-        return classify.noise_level(1.4 * robust.lower_quartile(de))
+        return classify.noise_level(robust.median(de) if fitted else 1.4 * robust.lower_quartile(de))
 
     def _zone_cover(self, hands: np.ndarray) -> np.ndarray:
         """Fraction of each zone's grid cells (slots, then count zones) under the hand mask."""
