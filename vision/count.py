@@ -14,6 +14,17 @@ the darker seams between touching tops. Its top is then taken away and the next 
 place covers half a top. Dividing the blob's area by one top's area (the former method) is off by a cube
 on big piles as soon as the top faces' outline is a pixel off all around; placing squares is not.
 
+Where the squares leave part of a top that no square can take (a place covering ``REDO_PART`` of a top or
+more, but less than half), they are placed again by a rule for corners and the larger count is kept. In a
+run of tops one piece wide between two parts of a pile (empty above and below, tops left and right) the
+seams between touching tops hardly show and every place along the run scores alike; a square half a top
+off the tops' grid there leaves half a top at each end of the run, which no square can take (grey piles
+counted one short). The corner rule scores a square also by the emptier side of its ring along each axis,
+min(left, right) and min(top, bottom) (``_Squares``), so that squares start where one fits both ways, at
+corners, and follow the tops' grid from there. The first rule alone stands where it strands nothing: the
+two rules each miss a few trays the other counts, and the corner rule costs twice as much (the redo runs
+on about one tray in 500).
+
 The area estimate is kept as a check: when it and the squares disagree by more than ``DISAGREE`` pieces
 (part of the pile unlike its colour, a hand's shadow over it), the zone is uncountable (``None``) rather
 than a guess; the stabiliser waits for a better frame.
@@ -40,6 +51,8 @@ from vision.reading import CountReading
 TOP_FRACTION = 0.9  # area estimate: a pixel at least this bright (of the top's mode) is top
 TOP_FLOOR = 0.7  # squares: a pixel's "topness" rises from 0 at this brightness to 1 at the top's mode
 RING_MM = 2.0  # the ring outside a square, where a placed square's neighbours or seams should be
+REDO_PART = 0.3  # squares that leave a place where this much of a top is left are placed again (corner rule)
+CORNER_RING = 0.5  # the whole ring's weight in the corner rule's score, beside its emptier sides
 MIN_COVER = 0.5  # a square must cover this much of a top that is left
 DISAGREE = 1.5  # squares and area further apart than this: uncountable
 BLUR_SIGMA = 0.7  # px: smooth the noise, not the seams between tops
@@ -125,29 +138,39 @@ def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
     """Centres (row, col) of squares of ``side`` px (odd) laid greedily over ``topness`` (float32, 0..1):
     each where it covers the most of what is left while the ring of ``ring`` px around it covers the
     least, as long as it covers at least ``MIN_COVER``."""
-    x, y, bw, bh = cv2.boundingRect((topness > 0).view(np.uint8))
-    if bw == 0:
+    tops = cv2.boundingRect((topness > 0).view(np.uint8))
+    if tops[2] == 0:
         return []
-    return _Squares(topness, (x, y, bw, bh), side, ring).place()
+    squares = _Squares(topness, tops, side, ring)
+    centres = squares.place()
+    if squares.stranded >= REDO_PART * side * side:
+        again = _Squares(topness, tops, side, ring, corners=True).place()
+        centres = again if len(again) > len(centres) else centres
+    return centres
 
 
 class _Squares:
     """What is left of the topness, its sums over a square and over a square with its ring around every
-    place, and the score of a square there: inner / side² - ring / ring area. Taking a square away changes
-    the sums only within reach of it: they are updated there.
+    place, and the score of a square there: inner / side² - ring / ring area. With ``corners``, also the
+    differences between the ring's opposite sides (dx: its left minus its right strip, dy: top minus
+    bottom; ``ring`` x ``side`` px each), and the score inner / side² - CORNER_RING ring / ring area
+    - (min(L, R) + min(T, B)) / (2 ring side), where min(a, b) = (a + b - |a - b|) / 2 and the sides' sum
+    is taken as the whole ring's (two differences, not four sums). Taking a square away changes the sums
+    only within reach of it: they are updated there.
 
     Only places on the tops' bounding box can cover enough: the sums are worked out there, in buffers wide
     enough that every update's reach fits (inner sums of -inf all around: never a square), so that each
     update is the same few small calls (their overheads are most of the cost). The score leaves out the
     cover test: the best place nearly always covers enough, and when not, the best that does is looked for
-    then. The arithmetic is the plain one (float32 products and differences as numpy does them; box sums of
-    zeros are zeros), so that the same squares win as with whole-array numpy over the crop."""
+    then. The arithmetic is the plain one (float32 products, sums and differences as numpy does them; box
+    sums of zeros are zeros), so that the same squares win as with whole-array numpy over the crop."""
 
-    def __init__(self, topness: np.ndarray, tops: tuple[int, int, int, int], side: int, ring: int):
-        self.side, self.outer = side, side + 2 * ring
+    def __init__(self, topness: np.ndarray, tops: tuple[int, int, int, int], side: int, ring: int,
+                 corners: bool = False):
+        self.side, self.outer, self.corners = side, side + 2 * ring, corners
         self.half, self.reach = side // 2, self.outer // 2
-        self.k_ring = 1.0 / (self.outer * self.outer - side * side)
-        self.k_both = 1.0 / (side * side) + self.k_ring
+        self.k_both, self.k_ring, self.k_sides = score_weights(side, ring, corners)
+        self.k_diff, self.k_along = _side_kernels(side, ring)
         self.need = MIN_COVER * side * side
         self.below_need = _below(self.need)
         # The places: the tops' bounding box, widened as far as a square off it could still cover enough
@@ -162,24 +185,44 @@ class _Squares:
         places = slice(m, m + y1 - y0), slice(m, m + x1 - x0)
         self.left[places] = topness[y0:y1, x0:x1]
         self.rest = cv2.sumElems(self.left)[0]  # the topness not yet under a square: no square covers more
-        sums = np.empty((3, *self.left.shape), np.float32)  # (one array made, not three)
-        sums[0], sums[1], sums[2] = -np.inf, 0, -np.inf
-        self.inner, self.around, self.score = sums
+        self.stranded = 0.0
+        sums = np.empty((5 if corners else 3, *self.left.shape), np.float32)  # (one array made, not five)
+        sums[0], sums[1:-1], sums[-1] = -np.inf, 0, -np.inf
+        self.inner, self.around, self.score = sums[0], sums[1], sums[-1]
+        self.dx, self.dy = (sums[2], sums[3]) if corners else (None, None)
         inner, around, score = self.inner[places], self.around[places], self.score[places]
         _box(self.left[places], side, inner)
         _box(self.left[places], self.outer, around)
         np.subtract(np.multiply(inner, self.k_both, out=score), around * self.k_ring, out=score)
+        if corners:
+            dx, dy = self.dx[places], self.dy[places]
+            self._sides(self.left[places], dx, dy)
+            self._add_sides(dx, dy, score, *np.empty((2, *score.shape), np.float32))
+
+    def _sides(self, a: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> None:
+        """The ring's left minus right strip and top minus bottom strip over ``a``, at every place."""
+        cv2.sepFilter2D(a, -1, self.k_diff, self.k_along, dx, (-1, -1), 0, cv2.BORDER_CONSTANT)
+        cv2.sepFilter2D(a, -1, self.k_along, self.k_diff, dy, (-1, -1), 0, cv2.BORDER_CONSTANT)
+
+    def _add_sides(self, dx: np.ndarray, dy: np.ndarray, score: np.ndarray, part: np.ndarray,
+                   sides: np.ndarray) -> None:
+        """The corner rule's (|dx| + |dy|) k_sides added to ``score`` (``part``, ``sides``: buffers)."""
+        np.abs(dx, out=sides)
+        sides += np.abs(dy, out=part)
+        score += np.multiply(sides, self.k_sides, out=sides)
 
     def place(self) -> list[tuple[int, int]]:
         """The squares' centres in the topness, best first: each taken away and the sums and scores within
-        its reach updated, until no place covers enough or what is left could not (no last update)."""
+        its reach updated, until no place covers enough or what is left could not (no last update).
+        ``stranded``: then, the most topness a place still covers when none covers enough (0 if what is left
+        could not)."""
         half, m, side, outer, k_both, k_ring = self.half, self.m, self.side, self.outer, self.k_both, self.k_ring
         left, inner, around, score, flat = self.left, self.inner, self.around, self.score, self.score.ravel()
         need, below_need, rest = self.need - ROUNDING, self.below_need, self.rest
         size = 2 * m + 1
         taken = np.zeros((size, size), np.float32)  # zero but for the square taken away, at its middle
         core = taken[m - half:m + half + 1, m - half:m + half + 1]
-        d_in, d_around, ring_part = np.empty((3, size, size), np.float32)
+        d_in, d_around, ring_part, d_dx, d_dy, sides = np.empty((6, size, size), np.float32)
         ones = np.ones((size, size), np.float32)  # (cv2.multiply with a scale: numpy's float32 product)
         cols, (y0, x0), border = score.shape[1], self.origin, cv2.BORDER_CONSTANT
         centres = []
@@ -190,6 +233,8 @@ class _Squares:
                 enough = score - cv2.threshold(inner, below_need, np.inf, cv2.THRESH_BINARY_INV)[1]
                 k = int(enough.argmax())
                 if enough.flat[k] == -np.inf:
+                    # (no place can cover REDO_PART of a top when less than that is left at all)
+                    self.stranded = float(inner.max()) if rest >= REDO_PART * side * side else 0.0
                     break
                 r, c = divmod(k, cols)
                 covers = float(inner[r, c])
@@ -208,7 +253,30 @@ class _Squares:
                          near_around)
             cv2.multiply(near_in, ones, near_score, k_both)
             cv2.subtract(near_score, cv2.multiply(near_around, ones, ring_part, k_ring), near_score)
+            if self.corners:
+                near_dx, near_dy = self.dx[near], self.dy[near]
+                self._sides(taken, d_dx, d_dy)
+                cv2.subtract(near_dx, d_dx, near_dx)
+                cv2.subtract(near_dy, d_dy, near_dy)
+                self._add_sides(near_dx, near_dy, near_score, ring_part, sides)
         return centres
+
+
+@functools.cache
+def _side_kernels(side: int, ring: int) -> tuple[np.ndarray, np.ndarray]:
+    """The separable kernels of the ring's sides' differences: across, a ring-wide strip each side of the
+    square, + on one and - on the other; along, the square's side."""
+    return np.r_[np.ones(ring), np.zeros(side), -np.ones(ring)].astype(np.float32), np.ones(side, np.float32)
+
+
+@functools.cache
+def score_weights(side: int, ring: int, corners: bool) -> tuple[float, float, float]:
+    """(k_both, k_ring, k_sides): a square's score (``_Squares``) is inner k_both - around k_ring, plus
+    (|dx| + |dy|) k_sides with ``corners``, for squares of ``side`` px and a ring ``ring`` px wide."""
+    ring_area = (side + 2 * ring) ** 2 - side * side
+    k_sides = 1.0 / (4 * ring * side) if corners else 0.0  # (over the sides' area, and min(a, b) halves them)
+    k_ring = (CORNER_RING if corners else 1.0) / ring_area + k_sides
+    return 1.0 / (side * side) + k_ring, k_ring, k_sides
 
 
 @functools.cache

@@ -72,46 +72,72 @@ def test_light_field_gain_channel_by_channel_is_the_plain_formula():
 
 
 def _plain_peel(topness, side, ring):
-    """``count.peel`` as whole-array numpy calls, square after square (as it was first written)."""
+    """``count.peel`` as whole-array numpy calls, square after square (as it was first written), placed
+    again with the corner rule where they leave most of a top."""
+    centres, stranded = _plain_squares(topness, side, ring, corners=False)
+    if stranded >= count.REDO_PART * side * side:
+        again, _ = _plain_squares(topness, side, ring, corners=True)
+        centres = again if len(again) > len(centres) else centres
+    return centres
+
+
+def _plain_squares(topness, side, ring, corners):
     x, y, bw, bh = cv2.boundingRect((topness > 0).view(np.uint8))
     if bw == 0:
-        return []
+        return [], 0.0
     pad = side // 2 + ring + 1
     h, w = topness.shape
     y0, x0 = max(0, y - pad), max(0, x - pad)
     left = topness[y0:min(h, y + bh + pad), x0:min(w, x + bw + pad)].astype(np.float32)
     outer = side + 2 * ring
-    k_in, k_ring, need = 1.0 / (side * side), 1.0 / (outer * outer - side * side), count.MIN_COVER * side * side
+    k_both, k_ring, k_sides = count.score_weights(side, ring, corners)
+    need = count.MIN_COVER * side * side
     half, reach = side // 2, outer // 2
+    diff = np.r_[np.ones(ring), np.zeros(side), -np.ones(ring)].astype(np.float32)
+    along = np.ones(side, np.float32)
 
     def box(a, k):
         return cv2.boxFilter(a, -1, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
 
-    def scored(inner, around, out):
-        np.multiply(inner, k_in + k_ring, out=out)
+    def sides(a):  # (left minus right strip, top minus bottom strip)
+        return [cv2.sepFilter2D(a, -1, kx, ky, borderType=cv2.BORDER_CONSTANT)
+                for kx, ky in ((diff, along), (along, diff))]
+
+    def scored(inner, around, dx, dy, out):
+        np.multiply(inner, k_both, out=out)
         out -= around * k_ring
+        if corners:
+            out += (np.abs(dx) + np.abs(dy)) * k_sides
         out[inner < need] = -np.inf
 
-    inner, around = box(left, side), box(left, outer)
+    inner, around, (dx, dy) = box(left, side), box(left, outer), sides(left)
     score = np.empty_like(inner)
-    scored(inner, around, score)
+    scored(inner, around, dx, dy, score)
     h, w = left.shape
-    centres = []
+    centres, stranded, rest = [], 0.0, float(cv2.sumElems(left)[0])
     while len(centres) < count.MAX_PIECES:
         k = int(score.argmax())
         if score.flat[k] == -np.inf:
+            stranded = float(inner.max())  # (a part of a top left where no square can go)
             break
         r, c = divmod(k, w)
         centres.append((r + y0, c + x0))
+        rest -= float(inner[r, c])
+        if rest < need - count.ROUNDING:  # (too little left for a square: nothing stranded)
+            break
         r0, r1, c0, c1 = max(0, r - half), min(h, r + half + 1), max(0, c - half), min(w, c + half + 1)
         R0, R1, C0, C1 = max(0, r0 - reach), min(h, r1 + reach), max(0, c0 - reach), min(w, c1 + reach)
         taken = np.zeros((R1 - R0, C1 - C0), np.float32)
         taken[r0 - R0:r1 - R0, c0 - C0:c1 - C0] = left[r0:r1, c0:c1]
         left[r0:r1, c0:c1] = 0
-        inner[R0:R1, C0:C1] -= box(taken, side)
-        around[R0:R1, C0:C1] -= box(taken, outer)
-        scored(inner[R0:R1, C0:C1], around[R0:R1, C0:C1], score[R0:R1, C0:C1])
-    return centres
+        near = slice(R0, R1), slice(C0, C1)
+        inner[near] -= box(taken, side)
+        around[near] -= box(taken, outer)
+        d_dx, d_dy = sides(taken)
+        dx[near] -= d_dx
+        dy[near] -= d_dy
+        scored(inner[near], around[near], dx[near], dy[near], score[near])
+    return centres, stranded
 
 
 def _random_piles(rng, side=17):
