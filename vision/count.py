@@ -61,6 +61,7 @@ MIN_BLOB = 0.3  # fraction of one piece below which a blob is noise, and a hole 
 MAX_PIECES = 60
 ROUNDING = 0.5  # px of topness: far more than the float32 box sums, kept by subtraction, can drift
 LUMA = np.array([0.114, 0.587, 0.299], np.float32)
+_MODE_WINDOW = np.ones(3, np.int64)
 
 
 def _tidy(top: np.ndarray, piece_px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -112,12 +113,14 @@ def luma_of(norm: np.ndarray) -> np.ndarray:
 
 def relative_brightness(luma: np.ndarray, mine: np.ndarray, proto_bgr: np.ndarray) -> np.ndarray:
     """Each pixel's brightness (float32) relative to the lit tops of the label whose pixels are ``mine``:
-    the mode of their brightness."""
+    the mode of their brightness, over three bins (0.075) at a time. (Bin by bin, a lone cube's lit side in
+    daylight, a few evenly lit columns of pixels, outnumbered its top, whose light varies a little more
+    across it: the side was taken for the top and the cube counted twice.)"""
     v = luma / (255.0 * max(float(proto_bgr @ LUMA), 1e-3))
     values = v[mine]
     bins = np.floor((values - 0.6) * 40).astype(np.int32)  # 0.025 wide from 0.6 to 1.5
     hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
-    peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
+    peak = 0.6 + 0.025 * int(np.argmax(np.convolve(hist, _MODE_WINDOW, "same"))) + 0.0125
     near = values[np.abs(values - peak) < 0.1 * peak]
     v /= robust.median(near) if near.size else peak
     return v

@@ -174,6 +174,7 @@ def _plain_relative_brightness(luma, mine, proto_bgr):
     values = v[mine]
     bins = np.floor((values - 0.6) * 40).astype(np.int32)
     hist = np.bincount(bins[(bins >= 0) & (bins < 36)], minlength=36)
+    hist = hist + np.r_[0, hist[:-1]] + np.r_[hist[1:], 0]  # (three bins at a time)
     peak = 0.6 + 0.025 * int(np.argmax(hist)) + 0.0125
     near = values[np.abs(values - peak) < 0.1 * peak]
     return v / (median(near) if near.size else peak)
