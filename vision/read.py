@@ -39,6 +39,7 @@ EXPLAIN_DE = 12.0  # a grid cell this close to one of its zone's pieces is that 
 LOCAL_LIGHT_MM = 40.0  # the board around a slot that tells the light reaching it
 IN_SHADOW = 0.85  # the board around a zone darker than this: a shadow over it
 SHADOWED_RING = 0.15  # this share of the free board around a tray in a shadow: a shadow across it
+PIECE_SHADOW_MM = 16.0  # a piece's own shadow may reach this far from it (a cube's height, light at 45°)
 SHADE_CROSSES = 0.9  # the hand's fitted shadow leaves less light than this somewhere on a tray: relight it
 RELIT_OFF, RELIT_OFF_SHARE = 0.1, 0.2  # relit, this share of the board around a tray is this far off 1: no fit
 SHADOW_SLACK_MM = 3.0  # how far the fitted shadow's edge may be off (the hand mask's cells are 4 mm)
@@ -356,7 +357,10 @@ class Reader:
     def _tray_shadowed(self, i: int, light: np.ndarray, board: np.ndarray, hands: np.ndarray) -> bool:
         """A shadow lies across count zone ``i`` (an arm's, reaching over the board): the free board
         around it, beyond its own pieces' shadows, is partly much darker than the light field says. Its
-        covered tops would look like no tops: the tray is counted only in the light a fitted shadow leaves."""
+        covered tops would look like no tops: the tray is counted only in the light a fitted shadow leaves.
+        The ring (8 to 24 mm around the tray) is beyond most of them; when it is dark, only its cells
+        ``PIECE_SHADOW_MM`` or more from any piece are asked (a pile along the tray's edge shades the ring
+        beside it; an arm's shadow, wider than a tray, reaches the far cells too)."""
         ring = self._tray_rings[i]
         seen = self._ring_seen(i, board)
         # The hand itself that near the tray counts as shadow: its shadow falls beside it, and the hand
@@ -364,7 +368,16 @@ class Reader:
         near = int(np.count_nonzero(hands.ravel().take(ring)))
         if len(seen) + near < 8:
             return False
-        return (np.count_nonzero(light.take(seen) < IN_SHADOW) + near) / (len(seen) + near) >= SHADOWED_RING
+        if (np.count_nonzero(light.take(seen) < IN_SHADOW) + near) / (len(seen) + near) < SHADOWED_RING:
+            return False
+        # Dark: asked again of the cells beyond the pieces' own shadows (a pile at the tray's edge, in low
+        # light, shades the ring beside it), if there are enough of them.
+        pieces = ~board & ~hands.ravel() & self._unmarked
+        beyond = cv2.distanceTransform((~pieces).reshape(hands.shape).view(np.uint8), cv2.DIST_L2, 3).ravel()
+        far = seen[beyond.take(seen) >= PIECE_SHADOW_MM / self.geometry.grid_mm]
+        if len(far) + near < 8:
+            return True
+        return (np.count_nonzero(light.take(far) < IN_SHADOW) + near) / (len(far) + near) >= SHADOWED_RING
 
     def _ring_seen(self, i: int, board: np.ndarray) -> np.ndarray:
         """The cells of count zone ``i``'s ring of free board (8 to 24 mm around it) that show the board."""

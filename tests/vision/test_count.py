@@ -67,6 +67,11 @@ EVALUATION_TRAYS = {
     # Seed 9191, frame 6: the same with seventeen (area 1.8 short).
     "a big pile's area again": ("dim", (93463887569407887945086035252214131612,
                                         21976972981223717771121867495305190143, 1, 3240407779), "reserve-grey"),
+    # Seed 777, frame 177: ten grey cubes along the tray's top edge in daylight from low down shade the ring
+    # of board beside the tray, as an arm's shadow would: uncountable, waiting for a shadow to pass.
+    "a pile's own shadow beside the tray": ("daylight", (339707353767566164944718914023773606683,
+                                                         225602981554823962289316896657083664657, 1, 221138152),
+                                            "reserve-grey"),
     # Seed 2026, frame 93: one yellow cube in daylight. Its lit side, evenly lit, outnumbered its top in the
     # brightness histogram bin by bin; taken for the top, it made the blob a top and a half: counted 2.
     "a lone cube's lit side": ("daylight", (66978506378289240820964283907426968250,
