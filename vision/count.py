@@ -144,7 +144,8 @@ def top_blobs(norm: np.ndarray, label_index: int, proto_bgr: np.ndarray, table: 
 def peel(topness: np.ndarray, side: int, ring: int) -> list[tuple[int, int]]:
     """Centres (row, col) of squares of ``side`` px (odd) laid greedily over ``topness`` (float32, 0..1):
     each where it covers the most of what is left while the ring of ``ring`` px around it covers the
-    least, as long as it covers at least ``MIN_COVER``."""
+    least, as long as it covers at least ``MIN_COVER``; placed again by the corner rule, the more squares
+    kept, where they strand ``REDO_PART`` of a top (the module's docstring)."""
     tops = cv2.boundingRect((topness > 0).view(np.uint8))
     if tops[2] == 0:
         return []
@@ -353,8 +354,9 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
     the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``)."""
     found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm)
     by_label = {label: n for label, (n, _) in found.items()}
+    total = sum(by_label.values())
     off = max((abs(n - u) for n, u in found.values()), default=0.0)
     area = float(sum(u for _, u in found.values()))
-    if off > max(DISAGREE, DISAGREE_SHARE * sum(by_label.values())):
+    if off > max(DISAGREE, DISAGREE_SHARE * total):
         return CountReading(None, 0.0, {}, area)
-    return CountReading(sum(by_label.values()), min(max(1.0 - off / (2 * DISAGREE), 0.0), 1.0), by_label, area)
+    return CountReading(total, min(max(1.0 - off / (2 * DISAGREE), 0.0), 1.0), by_label, area)

@@ -14,7 +14,9 @@ space, so a calibration made under one light holds under another.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -278,6 +280,7 @@ class Reader:
             zones = self.slots.read_in_their_light(slot_means, gain_slot, cover[:len(g.slot_ids)], local)
         counts = {}
         shadow = None  # the hand's shadow, fitted if it can reach a tray (it costs a few milliseconds)
+        beyond = functools.cache(lambda: self._beyond_pieces(board, hands))  # (once a frame, if ever asked)
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
             shadow = fit_hand_shadow(hands, light, board, g.grid_mm)
         for i, zid in enumerate(g.count_ids):
@@ -288,7 +291,7 @@ class Reader:
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
             crossed = shadow is not None and float(shadow.light[self._tray_cells[i]].min()) < SHADE_CROSSES
-            if crossed or self._tray_shadowed(i, light, board, hands):
+            if crossed or self._tray_shadowed(i, light, board, hands, beyond):
                 # A hand's shadow across the tray: read it in the light the fitted shadow leaves there, if
                 # that shadow accounts for the board's darkness around it; else wait for it to pass.
                 found = [self._count(i, relit) for relit in self._out_of_shadow(i, norm, shadow, light, board)]
@@ -354,30 +357,35 @@ class Reader:
         local = np.where(den >= MIN_LIGHT_CELLS * n * n, num / np.maximum(den, 1), 1.0)
         return np.where(local < IN_SHADOW, np.clip(local, classify.DARKEST_SHADOW, 1.0), 1.0)
 
-    def _tray_shadowed(self, i: int, light: np.ndarray, board: np.ndarray, hands: np.ndarray) -> bool:
+    def _tray_shadowed(self, i: int, light: np.ndarray, board: np.ndarray, hands: np.ndarray,
+                       beyond: Callable[[], np.ndarray]) -> bool:
         """A shadow lies across count zone ``i`` (an arm's, reaching over the board): the free board
         around it, beyond its own pieces' shadows, is partly much darker than the light field says. Its
         covered tops would look like no tops: the tray is counted only in the light a fitted shadow leaves.
         The ring (8 to 24 mm around the tray) is beyond most of them; when it is dark, only its cells
         ``PIECE_SHADOW_MM`` or more from any piece are asked (a pile along the tray's edge shades the ring
-        beside it; an arm's shadow, wider than a tray, reaches the far cells too)."""
-        ring = self._tray_rings[i]
+        beside it; an arm's shadow, wider than a tray, reaches the far cells too), if there are enough of
+        them. ``beyond``: each grid cell's distance from the nearest piece, in cells."""
         seen = self._ring_seen(i, board)
         # The hand itself that near the tray counts as shadow: its shadow falls beside it, and the hand
         # mask may have taken in the shadow's darkest part.
-        near = int(np.count_nonzero(hands.ravel().take(ring)))
-        if len(seen) + near < 8:
+        near = int(np.count_nonzero(hands.ravel().take(self._tray_rings[i])))
+
+        def dark(cells: np.ndarray) -> bool | None:  # (None: too few cells to tell)
+            if len(cells) + near < 8:
+                return None
+            return (np.count_nonzero(light.take(cells) < IN_SHADOW) + near) / (len(cells) + near) >= SHADOWED_RING
+
+        if not dark(seen):
             return False
-        if (np.count_nonzero(light.take(seen) < IN_SHADOW) + near) / (len(seen) + near) < SHADOWED_RING:
-            return False
-        # Dark: asked again of the cells beyond the pieces' own shadows (a pile at the tray's edge, in low
-        # light, shades the ring beside it), if there are enough of them.
+        far = dark(seen[beyond().take(seen) >= PIECE_SHADOW_MM / self.geometry.grid_mm])
+        return far is None or far
+
+    def _beyond_pieces(self, board: np.ndarray, hands: np.ndarray) -> np.ndarray:
+        """Each grid cell's distance (in cells, flat) from the nearest piece: a cell not the board, the hand
+        or a marker."""
         pieces = ~board & ~hands.ravel() & self._unmarked
-        beyond = cv2.distanceTransform((~pieces).reshape(hands.shape).view(np.uint8), cv2.DIST_L2, 3).ravel()
-        far = seen[beyond.take(seen) >= PIECE_SHADOW_MM / self.geometry.grid_mm]
-        if len(far) + near < 8:
-            return True
-        return (np.count_nonzero(light.take(far) < IN_SHADOW) + near) / (len(far) + near) >= SHADOWED_RING
+        return cv2.distanceTransform((~pieces).reshape(hands.shape).view(np.uint8), cv2.DIST_L2, 3).ravel()
 
     def _ring_seen(self, i: int, board: np.ndarray) -> np.ndarray:
         """The cells of count zone ``i``'s ring of free board (8 to 24 mm around it) that show the board."""
