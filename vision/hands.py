@@ -17,8 +17,9 @@ cells around it look like the hand too. (A seam of shadow between two pieces, or
 cell or two wide and looks like a dark hand or sleeve: alone, such cells carried the mask onto places beside
 the hand. A pale finger in dim light, as bright as the board, looks like it in one cell of two.) Pieces
 the core's blob took in (a pile next to the wrist) are given back the same way, and so are the core's
-outline cells that look like the board (the opening squares the core off), and its inner cells that the
-not-board test calls board and that do not look like the hand (the closing filled them in beside it).
+outline cells that look like the board (the opening squares the core off), its inner cells that the
+not-board test calls board and that do not look like the hand (the closing filled them in beside it), and
+those not beside a cell that looks like the hand (its own shadow, too dark for the board, beside a finger).
 A glare on the board beside the arm is no part of it, though brighter than the board and so "not board":
 it is taken out of the blob before the core is found (in the core, it would join the hand's colours, and
 the growth would spread over the rest of the glare), and the growth does not spread over it.
@@ -144,7 +145,10 @@ class HandFinder:
             if np.array_equal(grown, hand):
                 break
             hand = grown
-        hand &= like | cv2.erode(hand, kernel) & (mask | marker)
+        # An inner cell that is not board but does not look like the hand is kept only beside one that does: in
+        # the hand such cells (a crease, a nail, a colour between its centres) lie among the hand's; its shadow,
+        # too dark to pass for the board, and a cube's shaded side, taken into the core beside it, do not.
+        hand &= like | cv2.erode(hand, kernel) & (mask | marker) & cv2.dilate(like, kernel)
         return self._without_islands(self._holes_filled(hand)).astype(bool)
 
     def _holes_filled(self, hand: np.ndarray) -> np.ndarray:

@@ -208,6 +208,18 @@ HAND_FRAMES = {
     "a fingertip over an empty place": ("chaudron", "cool", (83867826754564259986436728065265801102,
                                                              154037830374290453493919786809450178471, 1, 910625391),
                                         {"r2c3": "unknown"}),
+    # Seed 2026, frame 219: in cool light the hand's shadow beside it is too dark for the board, and the core
+    # took it in with the hand; its cells do not look like the hand, but inner and "not board" they were kept,
+    # four of them on the yellow cube's place below.
+    "the hand's shadow taken into its core": ("alchimiste", "cool", (269833965159324907306337592325398773217,
+                                                                      253583831573602660626028118101560951819, 0,
+                                                                      377330997),
+                                              {"cauldron-6.ingredient-5": "yellow"}),
+    # Seed 31337, frame 222: the same in dim light, below a sleeve, over an empty place.
+    "the sleeve's shadow taken into its core": ("alchimiste", "dim", (217741261701922315512331536060484799280,
+                                                                       154037830374290453493919786809450178471, 0,
+                                                                       1242542417),
+                                                {"cauldron-10.ingredient-5": "empty"}),
 }
 
 
