@@ -31,6 +31,7 @@ than a guess; the stabiliser waits for a better frame. A big pile's area is know
 (its outline gains or loses a pixel all around; in dim light one tray in twelve of 13 to 18 cubes counted
 right by its squares had an area 5 % or more off, a few 10 %): from 13 cubes the check allows
 ``DISAGREE_SHARE`` of the count (grey piles of 17 and 18 counted right, uncountable for areas 1.7-1.8 short).
+A count's confidence falls from 1 (the two agree) to 0.5 at the edge of the allowance.
 
 The cost is mostly per square: each is a handful of small array calls that update the sums within its
 reach (``_Squares``, arguments by position into buffers made once), and the last square is not followed
@@ -357,6 +358,8 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
     total = sum(by_label.values())
     off = max((abs(n - u) for n, u in found.values()), default=0.0)
     area = float(sum(u for _, u in found.values()))
-    if off > max(DISAGREE, DISAGREE_SHARE * total):
+    allowed = max(DISAGREE, DISAGREE_SHARE * total)
+    if off > allowed:
         return CountReading(None, 0.0, {}, area)
-    return CountReading(total, min(max(1.0 - off / (2 * DISAGREE), 0.0), 1.0), by_label, area)
+    # (against the same allowance: a big pile at the edge of it is as sure as a small one at the edge of its own)
+    return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area)
