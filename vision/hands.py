@@ -20,6 +20,8 @@ the core's blob took in (a pile next to the wrist) are given back the same way, 
 outline cells that look like the board (the opening squares the core off), its inner cells that the
 not-board test calls board and that do not look like the hand (the closing filled them in beside it), and
 those not beside a cell that looks like the hand (its own shadow, too dark for the board, beside a finger).
+A line of cells a cell wide is no finger (they are four cells wide): unless as bright as the board or solid,
+it is a seam of shadow or a cube's dark side along the hand.
 A glare on the board beside the arm is no part of it, though brighter than the board and so "not board":
 it is taken out of the blob before the core is found (in the core, it would join the hand's colours, and
 the growth would spread over the rest of the glare), and the growth does not spread over it.
@@ -38,7 +40,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from vision import classify
+from vision import classify, masks
 from vision.colour import bgr_to_lab
 from vision.geometry import BoardGeometry
 from vision.masks import components, holes_filled
@@ -77,6 +79,7 @@ class HandFinder:
         self._n_grow = math.ceil(GROW_MM / g.grid_mm)
         self._close = np.ones((n_close, n_close), np.uint8)
         self._open = np.ones((n_open, n_open), np.uint8)
+        self._pair = np.ones((2, 2), np.uint8)
         self._reach = np.ones((2 * self._n_grow + 3, 2 * self._n_grow + 3), np.uint8)
         n_wrist = math.ceil(WRIST_MM / g.grid_mm)
         self._wrist = np.ones((2 * n_wrist + 1, 2 * n_wrist + 1), np.uint8)
@@ -100,7 +103,7 @@ class HandFinder:
                 r0, c0, r1, c1 = g.marker_grid_rects[marker_id]
                 covered[r0:r1, c0:c1] = True
         mask = ((not_board.reshape(rows, cols) & self._unmarked) | covered).astype(np.uint8)
-        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, self._close)
+        closed = masks.closed(mask, self._close)
         hand = self._arms(closed, covered)
         if not hand.any():
             return hand.astype(bool)
@@ -149,6 +152,10 @@ class HandFinder:
         # the hand such cells (a crease, a nail, a colour between its centres) lie among the hand's; its shadow,
         # too dark to pass for the board, and a cube's shaded side, taken into the core beside it, do not.
         hand &= like | cv2.erode(hand, kernel) & (mask | marker) & cv2.dilate(like, kernel)
+        # A cell in no 2 x 2 square of the mask is a line a cell wide, and a finger is four: unless it is as bright
+        # as the board (a pale finger in dim light breaks up) or most cells around it look like the hand, it is a
+        # seam of shadow between pieces or a cube's dark side along the hand.
+        hand &= masks.opened(hand, self._pair) | solid | lit.reshape(rows, cols)
         return self._without_islands(self._holes_filled(hand)).astype(bool)
 
     def _holes_filled(self, hand: np.ndarray) -> np.ndarray:
@@ -189,7 +196,7 @@ class HandFinder:
         g = self.g
         # (Near the grid's border cv2's erosion sees ones outside: a blob that comes within the square's
         # size of the edge is opened out to it, as an arm partly off the board should be.)
-        opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, self._open)
+        opened = masks.opened(closed, self._open)
         if not opened.any():
             return opened
         n, labels, stats = components(opened)

@@ -40,3 +40,18 @@ def components(mask: np.ndarray, connectivity: int = 8) -> tuple[int, np.ndarray
     stats[1:, cv2.CC_STAT_LEFT] += x
     stats[1:, cv2.CC_STAT_TOP] += y
     return n, labels, stats
+
+
+def opened(mask: np.ndarray, square: np.ndarray) -> np.ndarray:
+    """``mask`` (uint8) opened by ``square`` (an n x n uint8 array of ones): what squares that fit in it cover.
+    (``cv2.morphologyEx`` erodes and dilates about the same anchor, the square's centre: for an even n its
+    opening and closing come out a cell down and right of where they should be. Here the dilation is about
+    the mirrored anchor.)"""
+    a = square.shape[0] // 2
+    return cv2.dilate(cv2.erode(mask, square, anchor=(a, a)), square, anchor=(square.shape[0] - 1 - a,) * 2)
+
+
+def closed(mask: np.ndarray, square: np.ndarray) -> np.ndarray:
+    """``mask`` (uint8) closed by ``square`` (an n x n uint8 array of ones), where it lies (see ``opened``)."""
+    a = square.shape[0] // 2
+    return cv2.erode(cv2.dilate(mask, square, anchor=(a, a)), square, anchor=(square.shape[0] - 1 - a,) * 2)
