@@ -130,6 +130,7 @@ class HandFinder:
                                                            piece_de[reach])
         like = like.reshape(rows, cols).astype(np.uint8)
         piece = piece.reshape(rows, cols)
+        lit = lit.reshape(rows, cols)
         took_pile = bool((hand.astype(bool) & piece & self._piles).any())
         hand &= (~piece).astype(np.uint8)  # pieces the blob took in are given back
         if took_pile:
@@ -142,7 +143,7 @@ class HandFinder:
         marker = self._marker
         # (the median of a 3 x 3 window of 0/1 cells: 1 where at least 5 of the 9 are)
         solid = cv2.medianBlur(like * 255, 3) // 255
-        allowed = solid | like & lit.reshape(rows, cols) | marker | hand
+        allowed = solid | like & lit | marker | hand
         for _ in range(self._n_grow):
             grown = cv2.dilate(hand, kernel) & allowed
             if np.array_equal(grown, hand):
@@ -155,7 +156,7 @@ class HandFinder:
         # A cell in no 2 x 2 square of the mask is a line a cell wide, and a finger is four: unless it is as bright
         # as the board (a pale finger in dim light breaks up) or most cells around it look like the hand, it is a
         # seam of shadow between pieces or a cube's dark side along the hand.
-        hand &= masks.opened(hand, self._pair) | solid | lit.reshape(rows, cols)
+        hand &= masks.opened(hand, self._pair) | solid | lit
         return self._without_islands(self._holes_filled(hand)).astype(bool)
 
     def _holes_filled(self, hand: np.ndarray) -> np.ndarray:

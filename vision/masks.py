@@ -43,15 +43,21 @@ def components(mask: np.ndarray, connectivity: int = 8) -> tuple[int, np.ndarray
 
 
 def opened(mask: np.ndarray, square: np.ndarray) -> np.ndarray:
-    """``mask`` (uint8) opened by ``square`` (an n x n uint8 array of ones): what squares that fit in it cover.
-    (``cv2.morphologyEx`` erodes and dilates about the same anchor, the square's centre: for an even n its
-    opening and closing come out a cell down and right of where they should be. Here the dilation is about
-    the mirrored anchor.)"""
-    a = square.shape[0] // 2
-    return cv2.dilate(cv2.erode(mask, square, anchor=(a, a)), square, anchor=(square.shape[0] - 1 - a,) * 2)
+    """``mask`` (uint8) opened by ``square`` (an n x n uint8 array of ones): what squares that fit in it cover."""
+    first, then = _anchors(square)
+    return cv2.dilate(cv2.erode(mask, square, anchor=first), square, anchor=then)
 
 
 def closed(mask: np.ndarray, square: np.ndarray) -> np.ndarray:
-    """``mask`` (uint8) closed by ``square`` (an n x n uint8 array of ones), where it lies (see ``opened``)."""
+    """``mask`` (uint8) closed by ``square`` (an n x n uint8 array of ones), where it lies."""
+    first, then = _anchors(square)
+    return cv2.erode(cv2.dilate(mask, square, anchor=first), square, anchor=then)
+
+
+def _anchors(square: np.ndarray) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The anchors of an opening's or closing's two steps: the square's centre, then its mirror image.
+    (``cv2.morphologyEx`` takes the centre for both: for an even n its opening and closing come out a cell
+    down and right of the mask.)"""
     a = square.shape[0] // 2
-    return cv2.erode(cv2.dilate(mask, square, anchor=(a, a)), square, anchor=(square.shape[0] - 1 - a,) * 2)
+    b = square.shape[0] - 1 - a
+    return (a, a), (b, b)

@@ -13,7 +13,8 @@ from vision.masks import closed, opened
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
 def test_a_block_larger_than_the_square_stays_where_it_is(n):
     # cv2.morphologyEx erodes and dilates about the same anchor: with an even square its opening and closing
-    # came out a cell down and right, and the hand mask with them, a cell over the places below the hand.
+    # each came out a cell down and right, and the hand finder's core (closed, then opened) two cells off the
+    # hand, over the places below and right of it.
     mask = np.zeros((40, 40), np.uint8)
     mask[10:25, 12:30] = 1
     assert np.array_equal(opened(mask, np.ones((n, n), np.uint8)), mask)
