@@ -22,7 +22,8 @@ not-board test calls board and that do not look like the hand (the closing fille
 those not beside a cell that looks like the hand (its own shadow, too dark for the board, beside a finger).
 A line of cells a cell wide is no finger (they are four cells wide): unless as bright as the board or solid,
 it is a seam of shadow or a cube's dark side along the hand.
-A glare on the board beside the arm is no part of it, though brighter than the board and so "not board":
+A glare on the board beside the arm (the board's colour, only brighter: pale skin in the light is redder or less
+yellow) is no part of it, though brighter than the board and so "not board":
 it is taken out of the blob before the core is found (in the core, it would join the hand's colours, and
 the growth would spread over the rest of the glare), and the growth does not spread over it.
 What the hand then lies all around is under it, though it looked like a piece (a dark sleeve over a black
@@ -232,7 +233,8 @@ SHADE_WEIGHT = 0.5  # a hand is darker towards its outline (it is round): bright
 SOLID_LIGHT = 0.95  # a cell darker than this (of the board's light) joins the hand with most cells around it
 GLARE_LIGHT = 1.1  # a glare: brighter than the board by this factor, ...
 GLARE_DE = 4.0  # ... within this of the board's colour at that brightness, ...
-GLARE_REDDER = 1.0  # ... and not redder than it by this much (Lab a*; pale skin in the light is)
+GLARE_REDDER = 1.0  # ... not redder than it by this much (Lab a*; pale skin in the light is) ...
+GLARE_BLUER = 2.5  # ... nor bluer (Lab b*; pale skin in daylight, less yellow than the board, is)
 
 
 def _seen(bgr01: np.ndarray, background_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -245,7 +247,7 @@ def _seen(bgr01: np.ndarray, background_bgr: np.ndarray) -> tuple[np.ndarray, np
 def _glare(lab: np.ndarray, board_lab: np.ndarray, light: np.ndarray) -> np.ndarray:
     """Per colour (``_seen``'s three arrays): a glare on the board, its colour only brighter."""
     return ((light > GLARE_LIGHT) & (classify.row_norm(lab - board_lab) < GLARE_DE)
-            & (lab[:, 1] - board_lab[:, 1] < GLARE_REDDER))
+            & (lab[:, 1] - board_lab[:, 1] < GLARE_REDDER) & (board_lab[:, 2] - lab[:, 2] < GLARE_BLUER))
 
 
 @dataclass(frozen=True)

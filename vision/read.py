@@ -52,6 +52,9 @@ CHROMA_SPAN = 4.0  # ... nor one this many times the free board's median distanc
 SKIN_PATCH_MM = 12.0  # pale skin: a patch this wide redder than the board ...
 SKIN_SPAN = 3.0  # ... by this many times the free board's spread of such patches
 SKIN_SPREAD_MIN = 1.5  # (Lab a* units)
+LIT_SKIN_MM = 20.0  # pale skin raised towards the lamp: a patch this wide of cells that pass for the board, ...
+LIT_SKIN_REDDER = 2.0  # ... on average this much redder than the free board's such patches (Lab a*), ...
+LIT_SKIN_LIGHT = 1.05  # ... each cell this much brighter than the board
 
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 0.5)  # log of a uint8 level, looked up
@@ -110,6 +113,7 @@ class Reader:
         self._board_chroma = (bg_log - bg_log.mean()).astype(np.float32)
         self._redder_table = classify.board_redder(model.background_bgr)
         self._skin_patch = max(3, round(SKIN_PATCH_MM / g.grid_mm) | 1)  # grid cells
+        self._lit_skin_patch = max(3, round(LIT_SKIN_MM / g.grid_mm) | 1)
         self._log_background = np.log(np.clip(model.background_bgr, 1e-3, None))
         background = g.grid_background.ravel()
         step = max(1, int(background.sum()) // 300)  # a few hundred samples fit the light well enough
@@ -422,7 +426,8 @@ class Reader:
         """Grid cells that are not the board's background, against the frame's noise: unlike the board in
         Lab at the same brightness, or in chromaticity (colour ratios, which a shadow leaves as they are:
         a dark hand over a brown board is as dark as a shadow, but redder), or on a patch redder than the
-        board (``_redder``: pale skin in dim light)."""
+        board (``_redder``: pale skin in dim light), or brighter than the board and on a patch redder than it
+        (``_lit_skin``: pale skin raised towards the lamp)."""
         # (Never below the second level: JPEG's colour fringes along the printed lines are noise that the free
         # board's cells, which the level is measured on, do not show.)
         not_board = ~self.boards[max(1, self._noise_level(grid_norm, field))].take(grid_idx)
@@ -434,7 +439,8 @@ class Reader:
         # (OpenCV's square root: the same correctly rounded values, in half numpy's time)
         tolerance = max(CHROMA_MIN, CHROMA_SPAN * robust.median(d[self._field_cells])) / cv2.sqrt(
             np.clip(light, 0.1, 1.0)).ravel()
-        return not_board | (d > tolerance) | self._redder(grid_idx)
+        not_board = not_board | (d > tolerance) | self._redder(grid_idx)
+        return not_board | self._lit_skin(grid_idx, not_board, light.ravel())
 
     def _redder(self, grid_idx: np.ndarray) -> np.ndarray:
         """Grid cells on a patch redder than the board: pale skin over a pale board in dim light, whose
@@ -452,6 +458,28 @@ class Reader:
         cell_typical, cell_spread = robust.centre_and_spread(free_cell)
         spread = max(SKIN_SPREAD_MIN, spread)
         return (patch > typical + SKIN_SPAN * spread) & (redder > cell_typical + cell_spread)
+
+    def _lit_skin(self, grid_idx: np.ndarray, not_board: np.ndarray, light: np.ndarray) -> np.ndarray:
+        """Grid cells that pass for the board but are pale skin raised towards the lamp: brighter than the board
+        (an arm is nearer the light than the board under it) and on a patch whose cells that pass for the board
+        are, on average, redder than the board. In dim light the board's a* is noisy in blocks larger than
+        ``_redder``'s patch (JPEG's colour), and a pale bare arm, only a few units redder, did not stand out of
+        that noise: missed whole, the places under it read as labels. Brighter than the board, nothing of the
+        board is redder so (a glare is not; a shadow, whose dark colours quantise redder, is darker)."""
+        rows, cols = self.geometry.grid_shape
+        free = ~not_board & self._unmarked
+        lit = free & (light >= LIT_SKIN_LIGHT)
+        if not lit.any():
+            return lit
+        n = self._lit_skin_patch
+        redder = self._redder_table.take(grid_idx)
+        weights = free.astype(np.float32).reshape(rows, cols)
+        sums = cv2.boxFilter(redder.reshape(rows, cols) * weights, -1, (n, n), normalize=False).ravel()
+        cells = cv2.boxFilter(weights, -1, (n, n), normalize=False).ravel()
+        # (a patch mostly of pieces and the hand already found is no patch of board: at least a quarter of it)
+        patch = np.where(cells >= n * n / 4, sums / np.maximum(cells, 1.0), -np.inf)
+        typical = robust.median(patch[self._field_cells])
+        return lit & (patch > typical + LIT_SKIN_REDDER) & (redder > robust.median(redder[self._field_cells]))
 
     def _noise_level(self, grid_norm: np.ndarray, field: LightField | None) -> int:
         """How noisy this frame's normalised board is, as an index of NOISE_LEVELS: the median ΔE of the
