@@ -48,7 +48,7 @@ from vision.masks import components, holes_filled
 
 OPEN_MM = 30.0
 CLOSE_MM = 8.0  # noise and a finger's darker outline leave holes this size in a hand
-GROW_MM = 40.0
+GROW_MM = 50.0  # a long finger, from the palm the opening leaves (40 mm left a fingertip over a place uncovered)
 MIN_HAND_MM2 = 1500.0  # what is left of the smallest hand and arm on the board after the opening
 WRIST_MM = 20.0  # a blob this near an arm's is its palm, across a wrist that looks like the board
 EDGE_MM = 4.0  # an arm crosses the board's edge: its blob reaches the outermost cells

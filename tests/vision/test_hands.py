@@ -249,6 +249,11 @@ HAND_FRAMES = {
                                                                 3380421765),
                                        {"r0c1": "unknown", "r0c2": "unknown", "r1c1": "unknown", "r1c3": "unknown",
                                         "r2c2": "unknown"}),
+    # Seed 2026, frame 276: a long finger in warm light reaches beyond the 40 mm the mask grew from the palm's core:
+    # its tip over the corner of an empty place was left out, and the place read "empty" with confidence.
+    "a long finger's tip": ("alchimiste", "warm", (48683063930049708742140387968582723826,
+                                                  253583831573602660626028118101560951819, 0, 3194501409),
+                            {"cauldron-3.ingredient-2": "unknown"}),
 }
 
 
