@@ -439,10 +439,11 @@ class Reader:
         # (OpenCV's square root: the same correctly rounded values, in half numpy's time)
         tolerance = max(CHROMA_MIN, CHROMA_SPAN * robust.median(d[self._field_cells])) / cv2.sqrt(
             np.clip(light, 0.1, 1.0)).ravel()
-        not_board = not_board | (d > tolerance) | self._redder(grid_idx)
-        return not_board | self._lit_skin(grid_idx, not_board, light.ravel())
+        redder = self._redder_table.take(grid_idx)  # (Lab a* above the board's at the same brightness)
+        not_board = not_board | (d > tolerance) | self._redder(redder)
+        return not_board | self._lit_skin(redder, not_board, light.ravel())
 
-    def _redder(self, grid_idx: np.ndarray) -> np.ndarray:
+    def _redder(self, redder: np.ndarray) -> np.ndarray:
         """Grid cells on a patch redder than the board: pale skin over a pale board in dim light, whose
         colour is within one cell's noise of the board but whose a* is not. The a* offset from the board
         at the same brightness, averaged over ``SKIN_PATCH_MM``, stands out of the free board's spread of
@@ -450,7 +451,6 @@ class Reader:
         light does to the board makes it redder; the spread is floored, since quantising dark colours
         shifts a* by about a unit.)"""
         rows, cols = self.geometry.grid_shape
-        redder = self._redder_table.take(grid_idx)
         n = self._skin_patch
         patch = cv2.boxFilter(redder.reshape(rows, cols), -1, (n, n)).ravel()
         free_patch, free_cell = patch[self._field_cells], redder[self._field_cells]
@@ -459,7 +459,7 @@ class Reader:
         spread = max(SKIN_SPREAD_MIN, spread)
         return (patch > typical + SKIN_SPAN * spread) & (redder > cell_typical + cell_spread)
 
-    def _lit_skin(self, grid_idx: np.ndarray, not_board: np.ndarray, light: np.ndarray) -> np.ndarray:
+    def _lit_skin(self, redder: np.ndarray, not_board: np.ndarray, light: np.ndarray) -> np.ndarray:
         """Grid cells that pass for the board but are pale skin raised towards the lamp: brighter than the board
         (an arm is nearer the light than the board under it) and on a patch whose cells that pass for the board
         are, on average, redder than the board. In dim light the board's a* is noisy in blocks larger than
@@ -472,7 +472,6 @@ class Reader:
         if not lit.any():
             return lit
         n = self._lit_skin_patch
-        redder = self._redder_table.take(grid_idx)
         weights = free.astype(np.float32).reshape(rows, cols)
         sums = cv2.boxFilter(redder.reshape(rows, cols) * weights, -1, (n, n), normalize=False).ravel()
         cells = cv2.boxFilter(weights, -1, (n, n), normalize=False).ravel()
