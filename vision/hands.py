@@ -44,7 +44,6 @@ from calibration.layout import Layout
 from vision import classify, masks
 from vision.colour import bgr_to_lab
 from vision.geometry import BoardGeometry
-from vision.masks import components, holes_filled
 
 OPEN_MM = 30.0
 CLOSE_MM = 8.0  # noise and a finger's darker outline leave holes this size in a hand
@@ -166,14 +165,14 @@ class HandFinder:
         back as the pieces the hand touches are: the place would read a confident seal.) A hole of a cell or
         two is the mask's ragged edge: filled, it tipped a place beside the hand over ``HAND_COVER``."""
         mm2 = self.g.grid_mm ** 2
-        return holes_filled(hand, lambda cells: (cells * mm2 >= HOLE_MIN_MM2) & (cells * mm2 <= HOLE_MM2))
+        return masks.holes_filled(hand, lambda cells: (cells * mm2 >= HOLE_MIN_MM2) & (cells * mm2 <= HOLE_MM2))
 
     def _without_islands(self, hand: np.ndarray) -> np.ndarray:
         """``hand`` (uint8 grid mask) without its parts smaller than a fingertip, apart from the rest and away
         from the board's edge: a glint on a cube, a cube's dark side or a patch of shadow between pieces, cut
         off from the hand once the pieces around them were given back. A fingertip parted from its finger is
         larger, or close to the finger (a pale finger in dim light breaks up into such parts)."""
-        n, labels, stats = components(hand)
+        n, labels, stats = masks.components(hand)
         if n <= 2:
             return hand
         keep = (stats[:, cv2.CC_STAT_AREA] * self.g.grid_mm ** 2 >= FINGERTIP_MM2) | self._at_edge(stats)
@@ -201,7 +200,7 @@ class HandFinder:
         opened = masks.opened(closed, self._open)
         if not opened.any():
             return opened
-        n, labels, stats = components(opened)
+        n, labels, stats = masks.components(opened)
         r0, c0, r1, c1 = self._spilled
         seen = stats[:, cv2.CC_STAT_AREA]  # a hidden marker alone is no hand
         if covered.any():

@@ -440,10 +440,12 @@ class Reader:
         tolerance = max(CHROMA_MIN, CHROMA_SPAN * robust.median(d[self._field_cells])) / cv2.sqrt(
             np.clip(light, 0.1, 1.0)).ravel()
         redder = self._redder_table.take(grid_idx)  # (Lab a* above the board's at the same brightness)
-        not_board = not_board | (d > tolerance) | self._redder(redder)
-        return not_board | self._lit_skin(redder, not_board, light.ravel())
+        # (the free board's cells' a*, which both pale-skin tests ask a cell to exceed: median and spread)
+        board_redder = robust.centre_and_spread(redder[self._field_cells])
+        not_board = not_board | (d > tolerance) | self._redder(redder, board_redder)
+        return not_board | self._lit_skin(redder, board_redder[0], not_board, light.ravel())
 
-    def _redder(self, redder: np.ndarray) -> np.ndarray:
+    def _redder(self, redder: np.ndarray, board_redder: tuple[float, float]) -> np.ndarray:
         """Grid cells on a patch redder than the board: pale skin over a pale board in dim light, whose
         colour is within one cell's noise of the board but whose a* is not. The a* offset from the board
         at the same brightness, averaged over ``SKIN_PATCH_MM``, stands out of the free board's spread of
@@ -453,13 +455,13 @@ class Reader:
         rows, cols = self.geometry.grid_shape
         n = self._skin_patch
         patch = cv2.boxFilter(redder.reshape(rows, cols), -1, (n, n)).ravel()
-        free_patch, free_cell = patch[self._field_cells], redder[self._field_cells]
-        typical, spread = robust.centre_and_spread(free_patch)
-        cell_typical, cell_spread = robust.centre_and_spread(free_cell)
+        typical, spread = robust.centre_and_spread(patch[self._field_cells])
+        cell_typical, cell_spread = board_redder
         spread = max(SKIN_SPREAD_MIN, spread)
         return (patch > typical + SKIN_SPAN * spread) & (redder > cell_typical + cell_spread)
 
-    def _lit_skin(self, redder: np.ndarray, not_board: np.ndarray, light: np.ndarray) -> np.ndarray:
+    def _lit_skin(self, redder: np.ndarray, board_redder: float, not_board: np.ndarray,
+                  light: np.ndarray) -> np.ndarray:
         """Grid cells that pass for the board but are pale skin raised towards the lamp: brighter than the board
         (an arm is nearer the light than the board under it) and on a patch whose cells that pass for the board
         are, on average, redder than the board. In dim light the board's a* is noisy in blocks larger than
@@ -478,7 +480,7 @@ class Reader:
         # (a patch mostly of pieces and the hand already found is no patch of board: at least a quarter of it)
         patch = np.where(cells >= n * n / 4, sums / np.maximum(cells, 1.0), -np.inf)
         typical = robust.median(patch[self._field_cells])
-        return lit & (patch > typical + LIT_SKIN_REDDER) & (redder > robust.median(redder[self._field_cells]))
+        return lit & (patch > typical + LIT_SKIN_REDDER) & (redder > board_redder)
 
     def _noise_level(self, grid_norm: np.ndarray, field: LightField | None) -> int:
         """How noisy this frame's normalised board is, as an index of NOISE_LEVELS: the median ΔE of the
