@@ -18,7 +18,7 @@ from calibration.layout import load_layout
 from calibration.markers import marker_sheets, save_sheets
 from calibration.store import merge_into
 from vision.image import load_frame
-from vision.learn import learn_colours
+from vision.learn import learn_colours, learn_pieces
 from vision.locate import corners_homography, detect_markers
 
 _POINT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -150,11 +150,18 @@ def run_colours(args) -> int:
     frame = load_frame(args.image)
     base = load_calibration(args.out, layout.name) if Path(args.out).exists() else None
     learnt = learn_colours(frame, layout, base, source=args.image)
-    merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2)
+    pieces = {}
+    if base is not None and base.board is not None:  # the pieces against the enrolled board (vision/board_read.py)
+        pieces = learn_pieces(frame, layout, base, source=args.image)
+    merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+               **({"pieces": pieces} if pieces else {}))
     markers = len(detect_markers(frame))
     for label, rgb in sorted(learnt.colours.items()):
         print(f"  {label:14} #{rgb[0]:02x}{rgb[1]:02x}{rgb[2]:02x}  (palette {layout.palette.get(label, '?')})")
     for label, area in sorted(learnt.top_area_mm2.items()):
         print(f"  {label:14} one piece's top {area:.0f} mm²")
+    for label, p in sorted(pieces.items()):
+        print(f"  {label:14} against the enrolled board: Lab {p.lab[0]:.0f} {p.lab[1]:.0f} {p.lab[2]:.0f}, "
+              f"{p.area_mm2:.0f} mm² seen")
     print(f"{layout.name}: {len(learnt.colours)} colours learnt ({markers} markers seen); stored in {args.out}")
     return 0
