@@ -35,10 +35,10 @@ FIT_SPREADS = 3.5  # a cell this many robust spreads off the surface is not the 
 FIT_MIN_SPREAD = 0.02  # (log units: 2 % of light)
 NOISE_SPREADS = 4.0  # a pixel this many of the free board's spreads off the board differs from it
 DARKEST_SHADOW = 0.3  # a shadow leaves at least this share of the light
-MIN_CHROMA_TOL, MIN_BRIGHT_TOL = 0.035, 0.06  # floors of the thresholds (log units)
+MIN_CHROMA_TOL, MIN_BRIGHT_TOL = 4.0, 6.0  # floors of the thresholds (grey levels)
 SMOOTH_PX = 3  # differences are judged on squares of this many pixels (1.5 px/mm: 2 mm; a piece is 14 mm and more)
 CORE_PX = 5  # a piece's edge pixels mix it with the board (the frame's blur, the smoothing): its colour is inside
-ALIGN_PX = 3  # a frame's warp may land this many pixels (a square) off the enrolled board
+ALIGN_PX = 5  # a frame's warp may land this many pixels (a square) off the enrolled board
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 4.0)  # log of a level; +4: dark levels' noise held back
 _TO_OPPONENT = np.array([[1 / 3, 1 / 3, 1 / 3],  # brightness
@@ -100,6 +100,7 @@ class BoardComparison:
         log = cv2.LUT(image, _LOG)
         square = np.ones((ALIGN_PX, ALIGN_PX), np.uint8)
         self.log_low, self.log_high = cv2.erode(log, square), cv2.dilate(log, square)
+        self._log_level = cv2.transform(log, np.full((1, 3), 1 / 3, np.float32))  # log of the board's grey level
         self.grid = grid_cell_means(cv2.integral(image), g.grid_px, g.grid_shape)
         self._grid_log = np.log(self.grid + 4.0)
         rows, cols = g.grid_shape
@@ -159,18 +160,22 @@ class BoardComparison:
         # What is left beyond the board's range at each pixel (0 within it).
         resid = cv2.max(cv2.subtract(seen, self.log_high), 0.0)
         resid += cv2.min(cv2.subtract(seen, self.log_low), 0.0)
-        resid = cv2.blur(resid, (SMOOTH_PX, SMOOTH_PX))  # a pixel's noise averaged with its neighbours' 
+        resid = cv2.blur(resid, (SMOOTH_PX, SMOOTH_PX))  # a pixel's noise averaged with its neighbours'
         opp = cv2.transform(resid, _TO_OPPONENT)
         bright, c1, c2 = cv2.split(opp)
-        chroma = cv2.magnitude(c1, c2)
+        # In grey levels (log differences times the level expected there): a camera's noise is about as many
+        # levels in the dark as in the light, so a dark corner's log differences are noisier by as much.
+        level = cv2.exp(cv2.add(self._log_level, cv2.transform(log_gain, np.full((1, 3), 1 / 3, np.float32))))
+        chroma = cv2.multiply(cv2.magnitude(c1, c2), level)
+        lifted = cv2.multiply(bright, level)
         # The frame's noise, on the grid cells the light was fitted on (the free board, as it shows now).
-        cell_bright = cv2.resize(bright, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
+        cell_lifted = cv2.resize(lifted, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         cell_chroma = cv2.resize(chroma, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         tol_c = max(MIN_CHROMA_TOL, NOISE_SPREADS * _spread(cell_chroma))
-        tol_b = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_bright - np.median(cell_bright)))
+        tol_b = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_lifted - np.median(cell_lifted)))
         # Brighter than the board beyond the noise is a piece (or a glare: light pieces read their colour);
         # darker is a shadow unless darker than any shadow.
-        differs = (chroma > tol_c) | (bright > tol_b) | (bright < np.log(DARKEST_SHADOW))
+        differs = (chroma > tol_c) | (lifted > tol_b) | (bright < np.log(DARKEST_SHADOW))
         differs = cv2.morphologyEx(differs.view(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)).view(bool)
         share = cv2.resize(differs.view(np.uint8)[:gh, :gw].astype(np.float32), (cols, rows),
                            interpolation=cv2.INTER_AREA)

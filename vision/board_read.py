@@ -64,6 +64,9 @@ class BoardReader:
             in_zone[cells] = True
         self._outside_zones = ~in_zone & ~g.grid_marker
         self._cell_mm2 = g.grid_mm ** 2
+        # The widest a piece's blob may be, in grid cells (its side, turned, leaning, and a cell either side).
+        widest = max((max(sh.size) for sh in piece_shapes(layout).values() if sh.kind != "card"), default=30.0)
+        self._piece_cells = int(np.ceil(widest * 1.5 / g.grid_mm)) + 2
         # Per count zone: the enrolled board's colour there (the old counter takes crops normalised so that
         # the board shows the layout's colour).
         nominal = base.model.background_bgr * 255.0
@@ -90,8 +93,14 @@ class BoardReader:
 
     def hands(self, diff: Difference) -> np.ndarray:
         """Grid cells under an arm or a hand: blobs of cells unlike the board that reach the board's edge, are
-        larger than a piece, and lie partly outside every place (pieces lie in places)."""
+        larger than a piece, and lie partly outside every place (pieces lie in places). A blob no larger than
+        a piece is a piece and is set aside first: the closing that joins a hand's broken outline would
+        otherwise join pieces in neighbouring places into a chain from the hand."""
         cells = (diff.grid_differs >= HAND_CELLS).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
+        pieces = (stats[:, cv2.CC_STAT_WIDTH] <= self._piece_cells) & (stats[:, cv2.CC_STAT_HEIGHT] <= self._piece_cells)
+        pieces[0] = True
+        cells = (~pieces[labels]).astype(np.uint8)
         cells = cv2.morphologyEx(cells, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
         hand = np.zeros(cells.shape, bool)
