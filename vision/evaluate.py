@@ -10,8 +10,8 @@ Rules of the score (the truth is what ``vision.render`` writes next to each fram
 - a count is exact when equal; a count given where the truth is unknown is wrong; a tray a little under
   the hand (``partly_hidden``) may be counted exactly or left uncounted, as a slot may be read ``unknown``;
 - a board is fully right when no zone is wrong or unread and every count is exact;
-- "board found" is counted over frames where at least 3 markers are visible; "found under blur" over the
-  blurred frames of table sets, read as a session reads them (the position known from a sharp view of the
+- "board found" is counted over sharp frames where at least 3 markers are visible; "found under blur" over
+  the blurred frames of table sets, read as a session reads them (the position known from a sharp view of the
   same table, then re-checked on the blurred frame);
 - a zone under a hand (truth ``unknown``, no foreign object there) read as a label with confidence 0.5 or
   more is counted apart ("hand zones read"): the reader must never be confident under a hand;
@@ -88,10 +88,11 @@ class Tally:
 def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
     t = Tally(frames=1)
     findable = len(truth.get("markers_visible", [])) >= 3
-    t.findable = int(findable)
-    t.found = int(findable and reading.board_found)
-    if truth.get("conditions", {}).get("blur") and findable:
-        t.blurred, t.blurred_found = 1, int(reading.board_found)
+    if truth.get("conditions", {}).get("blur"):
+        t.blurred, t.blurred_found = int(findable), int(findable and reading.board_found)
+    else:
+        t.findable = int(findable)
+        t.found = int(findable and reading.board_found)
     foreign = set(truth.get("conditions", {}).get("foreign", []))
     t.hand_zones = sum(1 for zid, want in truth["zones"].items() if want == "unknown" and zid not in foreign)
     if not reading.board_found:

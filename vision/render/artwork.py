@@ -216,13 +216,23 @@ def _illustrate(face: Canvas, layout: Layout, rng: np.random.Generator, base: np
         img *= (1 - rng.uniform(0.1, 0.45) * np.clip(r2 / 2, 0, 1))[..., None]
 
 
+_LAID: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def paint_artwork(canvas: Canvas, layout: Layout, art: Artwork) -> None:
-    """Lay the board's face on ``canvas`` (over the table drawn there)."""
-    face = board_face(layout, art, canvas.s)
-    bw, bh = layout.size
-    # Board mm -> canvas px is a translation between two canvases of one scale.
-    M = (canvas.from_mm @ np.linalg.inv(Canvas((0.0, 0.0), layout.size, canvas.s).from_mm))[:2]
-    warped = cv2.warpAffine(face, M, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0))
-    mask = np.zeros((canvas.h, canvas.w), np.float32)
-    canvas.poly(mask, [(0, 0), (bw, 0), (bw, bh), (0, bh)], 1.0)
-    canvas.image[:] = canvas.image * (1 - mask[..., None]) + warped * mask[..., None]
+    """Lay the board's face on ``canvas`` (over the table drawn there). The face as laid is kept for the
+    next frame on the same canvas (a table's frames share one camera, so it is painted once)."""
+    key = (layout.name, layout.size, art, canvas.s, tuple(canvas.origin.tolist()), canvas.w, canvas.h)
+    if key not in _LAID:
+        _LAID.clear()
+        face = board_face(layout, art, canvas.s)
+        bw, bh = layout.size
+        # Board mm -> canvas px is a translation between two canvases of one scale.
+        M = np.float64([[1, 0, -canvas.origin[0] * canvas.s], [0, 1, -canvas.origin[1] * canvas.s]])
+        warped = cv2.warpAffine(face, M, (canvas.w, canvas.h), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+        mask = np.zeros((canvas.h, canvas.w), np.float32)
+        canvas.poly(mask, [(0, 0), (bw, 0), (bw, bh), (0, bh)], 1.0)
+        _LAID[key] = (warped * mask[..., None], mask[..., None])
+    face, mask = _LAID[key]
+    canvas.image *= 1 - mask
+    canvas.image += face

@@ -51,16 +51,24 @@ class Table:
 
 def random_table(layout: Layout, rng: np.random.Generator, board: str) -> Table:
     """A table of ``layout`` with a ``board`` face (plain or illustrated): camera anywhere above the
-    board (any turn, some tilt, barrel distortion), its own pieces, its own players."""
+    board (turned any way, some tilt, barrel distortion), its own pieces, its own players."""
     pose = Pose(height_mm=float(rng.uniform(550, 1050)),
                 target_mm=(float(layout.size[0] * rng.uniform(0.44, 0.56)),
                            float(layout.size[1] * rng.uniform(0.44, 0.56))),
                 tilt_deg=float(rng.uniform(0, 14)), tilt_towards_deg=float(rng.uniform(0, 360)),
-                yaw_deg=float(rng.uniform(-180, 180)), fill=float(rng.uniform(0.6, 0.9)),
+                yaw_deg=_yaw(rng), fill=float(rng.uniform(0.65, 0.92)),
                 k1=float(rng.uniform(-0.25, 0.05)), k2=float(rng.uniform(-0.03, 0.03)))
     return Table(layout.name, board, random_artwork(layout, rng, board), pose, random_piece_set(layout, rng),
                  TABLE_TOPS[int(rng.integers(len(TABLE_TOPS)))], float(rng.uniform(0.4, 1.0)),
                  ALL_LIGHTINGS[int(rng.integers(len(ALL_LIGHTINGS)))], int(rng.integers(2**31)))
+
+
+def _yaw(rng: np.random.Generator) -> float:
+    """How the camera is turned over the board: mostly square to one of its sides (give or take 15
+    degrees), sometimes any way at all."""
+    if rng.random() < 0.3:
+        return float(rng.uniform(-180, 180))
+    return float(90 * int(rng.integers(4)) + rng.uniform(-15, 15))
 
 
 def _stacked(layout: Layout, state: dict, rng: np.random.Generator) -> tuple[tuple[str, str], ...]:
