@@ -112,8 +112,9 @@ def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table
                  boards: str = "both", blur: bool = False) -> Iterable[Path]:
     """``tables`` table folders in ``out``, cycling through ``layouts`` (then board kinds, with ``both``),
     each with its empty board, its calibration frame and ``frames_per_table`` frames cycling through the
-    five lightings. With ``blur``, every third frame is blurred: camera shake up to 9 px (the first at 9,
-    the case where the markers are lost and the cached position must hold) or defocus. Yields each
+    five lightings (continuing from one table to the next, so that every lighting comes round as often).
+    With ``blur``, every third frame (the second, fifth...) is blurred: camera shake up to 9 px (the first
+    at 9, the case where the markers are lost and the cached position must hold) or defocus. Yields each
     frame's path."""
     from vision.render.dataset import write_frame
 
@@ -137,10 +138,10 @@ def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table
             yield folder / name
         blurred = 0
         for k in range(frames_per_table):
-            lighting = ALL_LIGHTINGS[(i + k) % len(ALL_LIGHTINGS)]
+            lighting = ALL_LIGHTINGS[(i * frames_per_table + k) % len(ALL_LIGHTINGS)]
             hand, foreign = bool(rng.random() < HANDS), bool(rng.random() < FOREIGN)
             motion = defocus = 0.0
-            if blur and k % 3 == 2:
+            if blur and k % 3 == 1:
                 if blurred % 3 == 0:
                     motion = 9.0 if blurred == 0 else float(rng.uniform(3, 9))
                 elif blurred % 3 == 1:
