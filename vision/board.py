@@ -30,14 +30,16 @@ from vision.geometry import board_geometry, default_px_per_mm, grid_cell_means
 from vision.light_field import field_basis
 
 BOARD_PX_PER_MM = 1.5  # the enrolled board's resolution, at most (a 14 mm gem is 21 px across)
+FIT_CELLS = 400  # grid cells the light surface is fitted on, at most
 FIT_ROUNDS = 4  # robust refits of the light surface
 FIT_SPREADS = 3.5  # a cell this many robust spreads off the surface is not the board (or in a shadow)
 FIT_MIN_SPREAD = 0.02  # (log units: 2 % of light)
 NOISE_SPREADS = 4.0  # a pixel this many of the free board's spreads off the board differs from it
-DARKEST_SHADOW = 0.3  # a shadow leaves at least this share of the light
+DARKEST_SHADOW = 0.2  # a shadow leaves at least this share of the light
 MIN_CHROMA_TOL, MIN_BRIGHT_TOL = 4.0, 6.0  # floors of the thresholds (grey levels)
 SMOOTH_PX = 3  # differences are judged on squares of this many pixels (1.5 px/mm: 2 mm; a piece is 14 mm and more)
 CORE_PX = 5  # a piece's edge pixels mix it with the board (the frame's blur, the smoothing): its colour is inside
+LOCAL_LIGHT_MM = 40.0  # the patch of board around a pixel whose brightness tells the light reaching it
 ALIGN_PX = 5  # a frame's warp may land this many pixels (a square) off the enrolled board
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 4.0)  # log of a level; +4: dark levels' noise held back
@@ -108,20 +110,21 @@ class BoardComparison:
         self._free = np.flatnonzero(g.grid_background.ravel())
         self._unmarked = ~g.grid_marker.ravel()
         self._grid_hw = (rows * g.grid_px, cols * g.grid_px)
+        self._local_px = max(3, round(LOCAL_LIGHT_MM * g.px_per_mm) | 1)
 
     def light(self, grid_means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The fitted light at every grid cell (log ratio frame / board, (cells, 3)) and the cells it was
         fitted on."""
         ratio = np.log(grid_means.astype(np.float64) + 4.0) - self._grid_log
         cells = self._free if len(self._free) >= 12 else np.flatnonzero(self._unmarked)
-        fit, used = self._fit(ratio, cells)
+        fit, used = self._fit(ratio, _thin(cells))
         # Empty places show the board too: those that agree with the surface join it (more of the board, where
         # the free background is only a margin).
         resid = np.abs(ratio - self._basis @ fit).max(axis=1)
         spread = _spread(resid[used])
         agree = np.flatnonzero((resid < FIT_SPREADS * spread) & self._unmarked)
         if len(agree) > len(used):
-            fit, used = self._fit(ratio, agree)
+            fit, used = self._fit(ratio, _thin(agree))
         return self._basis @ fit, used
 
     def _fit(self, ratio: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -167,11 +170,19 @@ class BoardComparison:
         # levels in the dark as in the light, so a dark corner's log differences are noisier by as much.
         level = cv2.exp(cv2.add(self._log_level, cv2.transform(log_gain, np.full((1, 3), 1 / 3, np.float32))))
         chroma = cv2.multiply(cv2.magnitude(c1, c2), level)
-        lifted = cv2.multiply(bright, level)
-        # The frame's noise, on the grid cells the light was fitted on (the free board, as it shows now).
-        cell_lifted = cv2.resize(lifted, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         cell_chroma = cv2.resize(chroma, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         tol_c = max(MIN_CHROMA_TOL, NOISE_SPREADS * _spread(cell_chroma))
+        # Light the smooth surface misses (a lamp's hot spot, a hand's shadow) changes the board's brightness
+        # over a patch much wider than a piece, keeping its colour: measured on the board-coloured pixels
+        # around each pixel and taken out, so that only what is brighter or darker than its surroundings is.
+        board_like = ((chroma <= tol_c) & (bright > np.log(DARKEST_SHADOW))).astype(np.float32)
+        window = (self._local_px, self._local_px)
+        weight = cv2.boxFilter(board_like, -1, window)
+        local = cv2.boxFilter(cv2.multiply(bright, board_like), -1, window)
+        local = np.where(weight > 0.1, local / np.maximum(weight, 0.1), 0.0).astype(np.float32)
+        lifted = cv2.multiply(cv2.subtract(bright, local), level)
+        # The frame's noise, on the grid cells the light was fitted on (the free board, as it shows now).
+        cell_lifted = cv2.resize(lifted, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         tol_b = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_lifted - np.median(cell_lifted)))
         # Brighter than the board beyond the noise is a piece (or a glare: light pieces read their colour);
         # darker is a shadow unless darker than any shadow.
@@ -183,6 +194,11 @@ class BoardComparison:
         core = cv2.erode(differs.view(np.uint8), square)
         solid = cv2.dilate(core, square).view(bool)
         return Difference(differs, solid, core.view(bool), bright, np.exp(log_gain), share)
+
+
+def _thin(cells: np.ndarray) -> np.ndarray:
+    """At most ``FIT_CELLS`` of ``cells``, evenly spread (a smooth surface of six terms needs no more)."""
+    return cells[::max(1, len(cells) // FIT_CELLS)]
 
 
 def _spread(values: np.ndarray) -> float:

@@ -31,10 +31,12 @@ AREA_RANGE = (0.4, 2.2)  # a piece's area within this share of its learnt one
 COLOUR_MATCH = 16.0  # ΔE (L weighted half) within which a piece's lit top is that piece
 CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
 L_WEIGHT = 0.5  # lightness counts half: the lit top's lightness is the least certain (light, angle)
+SURE = 0.5  # a piece named with less confidence than this is read unknown
 HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
 HAND_FREE_MM2 = 200.0  # and this much of it lies outside every place
 COVERED = 0.05  # a place this much under the hand reads unknown
+PAPER_LEVEL = 235.0  # the markers' white paper, in the light colours are measured in
 FALLBACK_AREA = 1.3  # without a calibration frame, a piece shows its footprint and some of its sides
 
 
@@ -48,7 +50,10 @@ class BoardReader:
         self.compare = BoardComparison(layout, board)
         g = self.compare.geometry
         self.geometry = g
-        self.pieces = _piece_models(layout, calibration, self.compare)
+        # Colours are measured as if the enrolled board had been lit by white light bright enough to show the
+        # markers' paper at PAPER_LEVEL: a board enrolled in dim or coloured light keeps its pieces apart.
+        self._white_scale = (PAPER_LEVEL / np.maximum(_paper_white(layout, self.compare), 1.0)).astype(np.float32)
+        self.pieces = _piece_models(layout, calibration)
         self.slot_ids = g.slot_ids
         self.owner = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
         self._owner_flat = self.owner.ravel()
@@ -98,7 +103,8 @@ class BoardReader:
         otherwise join pieces in neighbouring places into a chain from the hand."""
         cells = (diff.grid_differs >= HAND_CELLS).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
-        pieces = (stats[:, cv2.CC_STAT_WIDTH] <= self._piece_cells) & (stats[:, cv2.CC_STAT_HEIGHT] <= self._piece_cells)
+        widest = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+        pieces = widest <= self._piece_cells
         pieces[0] = True
         cells = (~pieces[labels]).astype(np.uint8)
         cells = cv2.morphologyEx(cells, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
@@ -144,6 +150,7 @@ class BoardReader:
         bgr = canonical.reshape(-1, 3)[top].astype(np.float32)
         bgr /= diff.gain.reshape(-1, 3)[top]
         bgr *= np.exp(-local[to])[:, None].astype(np.float32)
+        bgr *= self._white_scale
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
@@ -178,7 +185,10 @@ class BoardReader:
         margin = (de[ranked[1]] - de[best]) if len(ranked) > 1 else COLOUR_MATCH
         colour_conf = min(1.0, margin / 10.0) * (1.0 - 0.5 * de[best] / COLOUR_MATCH)
         area_conf = min(1.0, (ratio - AREA_RANGE[0]) / (1.0 - AREA_RANGE[0]) * 2, 1.0)
-        return ZoneReading(best, round(max(0.0, min(colour_conf, area_conf)), 3))
+        confidence = max(0.0, min(colour_conf, area_conf))
+        if confidence < SURE:  # never a label it is unsure of: unknown, and the stabiliser waits
+            return ZoneReading("unknown", round(1.0 - confidence, 3))
+        return ZoneReading(best, round(confidence, 3))
 
     # -- trays -----------------------------------------------------------------------------------------------
 
@@ -260,18 +270,15 @@ def _zone_cells(layout: Layout, g) -> dict[str, tuple[slice, slice]]:
     return out
 
 
-def _piece_models(layout: Layout, calibration: Calibration, compare: BoardComparison) -> dict[str, PieceModel]:
+def _piece_models(layout: Layout, calibration: Calibration) -> dict[str, PieceModel]:
     """The pieces as learnt against the enrolled board; a label the calibration frame did not show is taken
-    from the layout's palette, seen in the light the enrolled board was seen in (its markers' white paper)."""
+    from the layout's palette (colours are measured in white light, as a palette gives them)."""
     out = dict(calibration.pieces)
-    missing = [lb for lb in layout.palette if lb not in out and lb != "empty"]
-    if not missing:
-        return out
-    white = _paper_white(layout, compare)
     shapes = piece_shapes(layout)
-    for label in missing:
-        rgb = np.array(layout.colour(label), np.float64) * white[::-1] / 245.0
-        lab = rgb_to_lab(np.clip(rgb, 0, 255))
+    for label in layout.palette:
+        if label in out or label == "empty":
+            continue
+        lab = rgb_to_lab(np.array(layout.colour(label), np.float64) * PAPER_LEVEL / 255.0)
         out[label] = PieceModel(tuple(float(v) for v in lab), shapes[label].area_mm2 * FALLBACK_AREA)
     return out
 

@@ -99,8 +99,12 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         ratio = float(np.median(same))
         if abs(ratio - 1) > AREA_DEADBAND:  # pieces of another size than the layout says, or a lower camera
             top_area[label] = palette_model.top_area_mm2[label] * float(np.clip(ratio, 1 - AREA_TRUST, 1 + AREA_TRUST))
-    return Calibration(layout.name, colours, top_area, None if base is None else base.corners,
-                       None if base is None else base.camera)
+    learnt = Calibration(layout.name, colours, top_area, None if base is None else base.corners,
+                         None if base is None else base.camera)
+    if base is not None and base.board is not None:  # the pieces against the enrolled board (vision/board_read.py)
+        learnt = Calibration(layout.name, colours, top_area, base.corners, base.camera, base.board,
+                             learn_pieces(frame, layout, base, source))
+    return learnt
 
 
 def _basis_at(reader, centre) -> np.ndarray:

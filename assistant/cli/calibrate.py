@@ -18,7 +18,7 @@ from calibration.layout import load_layout
 from calibration.markers import marker_sheets, save_sheets
 from calibration.store import merge_into
 from vision.image import load_frame
-from vision.learn import learn_colours, learn_pieces
+from vision.learn import learn_colours
 from vision.locate import corners_homography, detect_markers
 
 _POINT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -150,9 +150,7 @@ def run_colours(args) -> int:
     frame = load_frame(args.image)
     base = load_calibration(args.out, layout.name) if Path(args.out).exists() else None
     learnt = learn_colours(frame, layout, base, source=args.image)
-    pieces = {}
-    if base is not None and base.board is not None:  # the pieces against the enrolled board (vision/board_read.py)
-        pieces = learn_pieces(frame, layout, base, source=args.image)
+    pieces = learnt.pieces
     merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
                **({"pieces": pieces} if pieces else {}))
     markers = len(detect_markers(frame))
