@@ -20,6 +20,7 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
+from vision import masks
 from vision.board import BoardComparison, Difference
 from vision.colour import bgr_to_lab, rgb_to_lab
 from vision.pieces import piece_shapes
@@ -35,6 +36,11 @@ SURE = 0.5  # a piece named with less confidence than this is read unknown
 HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
 HAND_FREE_MM2 = 200.0  # and this much of it lies outside every place
+HAND_DARK = 0.7  # a cell this much darker than the board next to a hand may be the hand (or its shadow)
+HAND_REACH_MM = 40.0  # how far from what was seen of the hand it may be
+HAND_MARGIN_MM = 8.0  # a hand hovers: the places beside what is seen of it wait too (and a finger's edge)
+HAND_GAP_MM = 28.0  # a gap this wide in the hand's mask (a place between fingers, at the board's edge) is under it
+HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two places
 COVERED = 0.05  # a place this much under the hand reads unknown
 PAPER_LEVEL = 235.0  # the markers' white paper, in the light colours are measured in
 FALLBACK_AREA = 1.3  # without a calibration frame, a piece shows its footprint and some of its sides
@@ -69,6 +75,9 @@ class BoardReader:
             in_zone[cells] = True
         self._outside_zones = ~in_zone & ~g.grid_marker
         self._cell_mm2 = g.grid_mm ** 2
+        self._hand_gap = max(3, round(HAND_GAP_MM / g.grid_mm) | 1)
+        self._hand_reach = max(1, round(HAND_REACH_MM / g.grid_mm))
+        self._hand_margin = 2 * round(HAND_MARGIN_MM / g.grid_mm) + 1
         # The widest a piece's blob may be, in grid cells (its side, turned, leaning, and a cell either side).
         widest = max((max(sh.size) for sh in piece_shapes(layout).values() if sh.kind != "card"), default=30.0)
         self._piece_cells = int(np.ceil(widest * 1.5 / g.grid_mm)) + 2
@@ -119,8 +128,24 @@ class BoardReader:
             if np.count_nonzero(blob & self._outside_zones) * self._cell_mm2 < HAND_FREE_MM2:
                 continue
             hand |= blob
-        if hand.any():  # a finger's edge is half a cell: one cell of margin
-            hand = cv2.dilate(hand.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
+        if hand.any():
+            # A hand over artwork of its own hue looks like a shadow of it (darker, the same colour): the mask
+            # grows over cells darker than the board beside it, as far as a hand reaches. A place in the hand's
+            # shadow then waits too, rather than a place under the hand being read.
+            rows, cols = cells.shape
+            dark = (cv2.resize(diff.brightness[:rows * self.geometry.grid_px, :cols * self.geometry.grid_px],
+                               (cols, rows), interpolation=cv2.INTER_AREA) < np.log(HAND_DARK)) | (cells > 0)
+            square = np.ones((3, 3), np.uint8)
+            for _ in range(self._hand_reach):
+                grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & dark
+                if np.array_equal(grown | hand, hand):
+                    break
+                hand = hand | grown
+            # What the hand encloses or nearly encloses is under it (a palm over dark artwork looks like it in
+            # patches only; between the fingers nothing can be seen whole), and the places beside it wait.
+            mask = masks.closed(hand.view(np.uint8), np.ones((self._hand_gap, self._hand_gap), np.uint8))
+            mask = masks.holes_filled(mask, lambda areas: areas * self._cell_mm2 <= HAND_HOLE_MM2)
+            hand = cv2.dilate(mask, np.ones((self._hand_margin, self._hand_margin), np.uint8)).view(bool)
         return hand
 
     # -- places ---------------------------------------------------------------------------------------------
