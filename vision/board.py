@@ -39,6 +39,7 @@ DARKEST_SHADOW = 0.2  # a shadow leaves at least this share of the light
 MIN_CHROMA_TOL, MIN_BRIGHT_TOL = 4.0, 6.0  # floors of the thresholds (grey levels)
 SMOOTH_PX = 3  # differences are judged on squares of this many pixels (1.5 px/mm: 2 mm; a piece is 14 mm and more)
 CORE_PX = 5  # a piece's edge pixels mix it with the board (the frame's blur, the smoothing): its colour is inside
+HOT_SPOT = 1.15  # light the surface misses brightens the board by this much at most
 LOCAL_LIGHT_MM = 40.0  # the patch of board around a pixel whose brightness tells the light reaching it
 ALIGN_PX = 5  # a frame's warp may land this many pixels (a square) off the enrolled board
 
@@ -151,6 +152,8 @@ class BoardComparison:
         rows, cols = g.grid_shape
         grid = grid_cell_means(cv2.integral(canonical), g.grid_px, g.grid_shape)
         fitted, used = self.light(grid)
+        if len(used) < 8:  # (the light was fitted on next to nothing: the whole board tells the noise)
+            used = np.flatnonzero(self._unmarked)
         h, w = canonical.shape[:2]
         gh, gw = self._grid_hw
         # The fitted light at pixel resolution: smooth, so resized from the grid (cells are grid_px squares).
@@ -180,6 +183,9 @@ class BoardComparison:
         weight = cv2.boxFilter(board_like, -1, window)
         local = cv2.boxFilter(cv2.multiply(bright, board_like), -1, window)
         local = np.where(weight > 0.1, local / np.maximum(weight, 0.1), 0.0).astype(np.float32)
+        # (A hot spot brightens the board a little; what is much brighter than the artwork under it over a wide
+        # patch, a palm over dark print, is no light.)
+        local = np.clip(local, np.log(DARKEST_SHADOW), np.log(HOT_SPOT), out=local)
         lifted = cv2.multiply(cv2.subtract(bright, local), level)
         # The frame's noise, on the grid cells the light was fitted on (the free board, as it shows now).
         cell_lifted = cv2.resize(lifted, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]

@@ -34,6 +34,7 @@ CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
 L_WEIGHT = 0.5  # lightness counts half: the lit top's lightness is the least certain (light, angle)
 SURE = 0.5  # a piece named with less confidence than this is read unknown
 HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
+PILE_SHADOW_MM = 16.0  # a pile's shadow reaches this far beyond its tray (a cube's height, light at 45°)
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
 HAND_FREE_MM2 = 200.0  # and this much of it lies outside every place
 HAND_DARK = 0.7  # a cell this much darker than the board next to a hand may be the hand (or its shadow)
@@ -73,7 +74,13 @@ class BoardReader:
         in_zone = np.zeros((rows, cols), bool)
         for cells in self._zone_cells.values():
             in_zone[cells] = True
-        self._outside_zones = ~in_zone & ~g.grid_marker
+        # (and beyond a tray's pile and its shadow: a pile reaching the board's edge is no arm)
+        near_tray = np.zeros((rows, cols), np.uint8)
+        for zid in g.count_ids:
+            near_tray[self._zone_cells[zid]] = 1
+        reach = 2 * round(PILE_SHADOW_MM / g.grid_mm) + 1
+        near_tray = cv2.dilate(near_tray, np.ones((reach, reach), np.uint8)).view(bool)
+        self._outside_zones = ~in_zone & ~g.grid_marker & ~near_tray
         self._cell_mm2 = g.grid_mm ** 2
         self._hand_gap = max(3, round(HAND_GAP_MM / g.grid_mm) | 1)
         self._hand_reach = max(1, round(HAND_REACH_MM / g.grid_mm))
@@ -81,15 +88,6 @@ class BoardReader:
         # The widest a piece's blob may be, in grid cells (its side, turned, leaning, and a cell either side).
         widest = max((max(sh.size) for sh in piece_shapes(layout).values() if sh.kind != "card"), default=30.0)
         self._piece_cells = int(np.ceil(widest * 1.5 / g.grid_mm)) + 2
-        # Per count zone: the enrolled board's colour there (the old counter takes crops normalised so that
-        # the board shows the layout's colour).
-        nominal = base.model.background_bgr * 255.0
-        self._tray_scale = []
-        for zid in g.count_ids:
-            x0, y0, x1, y1 = (round(v * g.px_per_mm) for v in layout.zone(zid).bounds)
-            enrolled = self.compare.image[y0:y1, x0:x1].reshape(-1, 3).astype(np.float64)
-            self._tray_scale.append((nominal / np.maximum(np.median(enrolled, axis=0), 1.0)).astype(np.float32))
-        self._tray_centre_cells = [_cell_at(g, layout.zone(z).center) for z in g.count_ids]
 
     def read_at(self, frame: np.ndarray, location, keep_canonical: bool = False) -> Reading:
         canonical = self.base.warp(frame, location.homography, location.lens)
@@ -97,7 +95,7 @@ class BoardReader:
         hands = self.hands(diff)
         cover = {zid: float(hands[cells].mean()) if hands.any() else 0.0 for zid, cells in self._zone_cells.items()}
         zones = self.slots(canonical, diff, cover)
-        counts = self.counts(frame, location, diff, cover)
+        counts = self.counts(frame, location, canonical, cover)
         if self.base.cards:
             zones.update(self.base.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
@@ -153,20 +151,19 @@ class BoardReader:
     def measure(self, canonical: np.ndarray, diff: Difference) -> tuple[np.ndarray, np.ndarray]:
         """Per slot: the area that differs from the board (mm²) and its lit top's mean colour (Lab, relit)."""
         n = len(self.slot_ids)
-        owner = self._owner_flat
+        owner = pixel_owner = self._owner_flat
         differs = diff.solid.ravel()
         bright = diff.brightness.ravel()
-        owned = owner >= 0
-        piece_px = np.flatnonzero(differs & owned)
-        board_px = np.flatnonzero(~differs & owned)
+        piece_px = np.flatnonzero(differs & (owner >= 0))
+        board_px = np.flatnonzero(~differs & (pixel_owner >= 0))
         area = np.bincount(owner[piece_px], minlength=n) * self._mm2_per_px
         # The light reaching each place: the board around it (a hand's shadow dims it, pieces do not count).
-        lit_sum = np.bincount(owner[board_px], weights=bright[board_px], minlength=n)
-        lit_n = np.bincount(owner[board_px], minlength=n)
+        lit_sum = np.bincount(pixel_owner[board_px], weights=bright[board_px], minlength=n)
+        lit_n = np.bincount(pixel_owner[board_px], minlength=n)
         local = np.where(lit_n >= 8, lit_sum / np.maximum(lit_n, 1), 0.0)
         local = np.minimum(local, 0.0)  # only shadows are divided out
         # The lit top: the brighter half of the piece away from its edges (its sides and shadow are darker).
-        core_px = np.flatnonzero(diff.core.ravel() & owned)
+        core_px = np.flatnonzero(diff.core.ravel() & (owner >= 0))
         po = owner[core_px]
         pb = bright[core_px]
         mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
@@ -217,22 +214,21 @@ class BoardReader:
 
     # -- trays -----------------------------------------------------------------------------------------------
 
-    def counts(self, frame, location, diff: Difference, cover: dict[str, float]) -> dict[str, CountReading]:
+    def counts(self, frame, location, canonical: np.ndarray, cover: dict[str, float]) -> dict[str, CountReading]:
+        """The trays, counted by ``vision.count`` in the light the base reader measures around them (the
+        counter's colours are learnt that way); a tray the hand covers is not counted."""
         g = self.geometry
         if not g.count_ids:
             return {}
         crops = self.base._count_crops(frame, location)
+        gains = self.base.tray_gains(canonical, location)
         out = {}
         for i, zid in enumerate(g.count_ids):
             x0, y0, x1, y1 = self.layout.zone(zid).bounds
             if cover.get(zid, 0.0) * (x1 - x0) * (y1 - y0) >= 64.0:  # a quarter of a cube's top under the hand
                 out[zid] = CountReading(None, 0.0)
                 continue
-            r, c = self._tray_centre_cells[i]
-            gain = diff.gain[min(r * g.grid_px, diff.gain.shape[0] - 1), min(c * g.grid_px, diff.gain.shape[1] - 1)]
-            scale = self._tray_scale[i] / np.maximum(gain, 1e-3)
-            norm = cv2.transform(crops[i], np.diag(scale.astype(np.float32)))
-            out[zid] = self.base._count(i, norm)
+            out[zid] = self.base._count(i, cv2.transform(crops[i], np.diag(gains[i].astype(np.float32))))
         return out
 
 
@@ -246,11 +242,6 @@ def colour_distance(lab: np.ndarray, piece_lab) -> float:
     norm2 = float(ab0 @ ab0)
     scale = float(np.clip(ab @ ab0 / norm2, *CHROMA_SCALE)) if norm2 > 1e-6 else 1.0
     return float(np.hypot(L_WEIGHT * (lab[0] - L0), np.linalg.norm(ab - scale * ab0)))
-
-
-def _cell_at(g, centre_mm) -> tuple[int, int]:
-    rows, cols = g.grid_shape
-    return (min(rows - 1, int(centre_mm[1] / g.grid_mm)), min(cols - 1, int(centre_mm[0] / g.grid_mm)))
 
 
 def _owners(layout: Layout, g) -> np.ndarray:

@@ -320,6 +320,17 @@ class Reader:
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
                        canonical if keep_canonical else None, hands)
 
+    def tray_gains(self, canonical: np.ndarray, location: Location) -> np.ndarray:
+        """Per count zone, the gains that show the board around it in its nominal colour (as ``read_at``)."""
+        integral = cv2.integral(canonical)
+        grid_means = grid_cell_means(integral, self.geometry.grid_px, self.geometry.grid_shape)
+        ref = self.model.background_bgr * 255.0
+        field = self.light_field(grid_means, self.marker_white(canonical, location.markers))
+        if field is None:
+            gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
+            return np.broadcast_to(gain, (len(self._count_basis), 3))
+        return field.gain(self._count_basis, ref)
+
     def count_maps(self, H: np.ndarray, lens: LensModel | None) -> list[tuple[np.ndarray, np.ndarray]]:
         """For every count zone (with its margins), the remap maps that sample it from the frame at
         COUNT_PX_PER_MM; cached with the homography."""

@@ -84,7 +84,7 @@ def test_the_board_round_trips_through_the_calibration_file(tables, tmp_path):
 
 
 def test_calibrate_board_command(tables, tmp_path, capsys):
-    layout, empty, calibration_frame, frames = tables["illustrated"]
+    _, empty, calibration_frame, frames = tables["illustrated"]
     for name, image in (("empty.png", empty), ("cal.png", calibration_frame), ("frame.png", frames[0][0])):
         cv2.imwrite(str(tmp_path / name), image)
     cal = tmp_path / "cal.json"
@@ -120,5 +120,5 @@ def test_calibrate_board_refuses_with_one_line(tables, tmp_path, capsys, case):
 
 
 def test_enrol_board_names_the_frame_when_the_board_is_not_there():
-    with pytest.raises(BoardEnrolError, match="somewhere.png: the chaudron board was not found"):
+    with pytest.raises(BoardEnrolError, match=r"somewhere\.png: the chaudron board was not found"):
         enrol_board(np.zeros((480, 640, 3), np.uint8), load_layout("chaudron"), source="somewhere.png")
