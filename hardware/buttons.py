@@ -115,22 +115,28 @@ class GpioButtons(Buttons):
         from gpiozero import Button, GPIOZeroError, RotaryEncoder
         self.pins = pins
         self._devices = []
+        where = ""
         try:
             for command, pin in ((Command.NEXT, pins.next), (Command.BACK, pins.back),
                                  (Command.CONFIRM, pins.confirm)):
                 if pin is None:
                     continue
+                where = f"GPIO{pin} ({command})"
                 button = Button(pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory)
                 button.when_pressed = self._emitter(command)
                 self._devices.append(button)
             if pins.encoder_a is not None:
+                where = f"GPIO{pins.encoder_a}/GPIO{pins.encoder_b} (game wheel)"
                 wheel = RotaryEncoder(pins.encoder_a, pins.encoder_b, max_steps=0, pin_factory=pin_factory)
                 wheel.when_rotated_clockwise = self._emitter(Command.GAME_NEXT)
                 wheel.when_rotated_counter_clockwise = self._emitter(Command.GAME_PREVIOUS)
                 self._devices.append(wheel)
-        except GPIOZeroError as e:
+        except (GPIOZeroError, OSError, RuntimeError, *_driver_errors()) as e:
             self._release()
-            raise DeviceUnavailable(f"buttons: {e}") from e
+            text = " ".join(str(e).strip("'\"").split()) or type(e).__name__
+            busy = ("; another program or a dtoverlay holds the pin (pinctrl get shows who)"
+                    if "busy" in text.lower() else "")
+            raise DeviceUnavailable(f"buttons: {where}: {text}{busy}") from e
 
     def _emitter(self, command: Command) -> Callable[[], None]:
         return lambda: self.emit(command)
@@ -139,6 +145,14 @@ class GpioButtons(Buttons):
         for device in self._devices:
             device.close()
         self._devices = []
+
+
+def _driver_errors() -> tuple[type[BaseException], ...]:
+    """The pin driver's own exception types, which gpiozero lets through: lgpio's ``error`` ('GPIO busy',
+    'can not open gpiochip'), the default driver on Bookworm. Only a driver already loaded is looked at."""
+    lgpio = sys.modules.get("lgpio")
+    error = getattr(lgpio, "error", None)
+    return (error,) if isinstance(error, type) and issubclass(error, BaseException) else ()
 
 
 # Keys in the simulator: letters, and the arrow keys as a terminal sends them.
