@@ -26,6 +26,7 @@ from hardware import platform
 from hardware.exc import BadSetting, DeviceUnavailable
 
 BACKENDS = ("auto", "gpio", "keyboard", "none")
+RELOCK_HOLD_S = 3.0
 
 
 class Command(StrEnum):
@@ -34,6 +35,7 @@ class Command(StrEnum):
     CONFIRM = "confirm"
     GAME_NEXT = "game-next"
     GAME_PREVIOUS = "game-previous"
+    RELOCK = "relock"  # "next" held down: let the camera settle its exposure again (the room's light changed)
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,11 @@ class GpioButtons(Buttons):
                 if pin is None:
                     continue
                 where = f"GPIO{pin} ({command})"
-                button = Button(pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory)
+                button = Button(pin, pull_up=True, bounce_time=bounce_s, hold_time=RELOCK_HOLD_S,
+                                pin_factory=pin_factory)
                 button.when_pressed = self._emitter(command)
+                if command is Command.NEXT:
+                    button.when_held = self._emitter(Command.RELOCK)
                 self._devices.append(button)
             if pins.encoder_a is not None:
                 where = f"GPIO{pins.encoder_a}/GPIO{pins.encoder_b} (game wheel)"
@@ -162,8 +167,9 @@ KEYS = {
     "c": Command.CONFIRM, "\r": Command.CONFIRM, "\n": Command.CONFIRM, " ": Command.CONFIRM,
     "g": Command.GAME_NEXT, "\x1b[B": Command.GAME_NEXT,
     "G": Command.GAME_PREVIOUS, "\x1b[A": Command.GAME_PREVIOUS,
+    "r": Command.RELOCK,
 }
-KEY_HELP = "n/→ next, b/← back, c/Enter/Space confirm, g/↓ next game, G/↑ previous game"
+KEY_HELP = "n/→ next, b/← back, c/Enter/Space confirm, g/↓ next game, G/↑ previous game, r relock the camera"
 
 
 class KeyboardButtons(Buttons):
