@@ -112,7 +112,8 @@ class GpioButtons(Buttons):
 
     backend = "gpio"
 
-    def __init__(self, pins: ButtonPins, *, bounce_s: float | None = 0.02, pin_factory=None):
+    def __init__(self, pins: ButtonPins, *, bounce_s: float | None = 0.02, pin_factory=None,
+                 hold_s: float = RELOCK_HOLD_S):
         super().__init__()
         from gpiozero import Button, GPIOZeroError, RotaryEncoder
         self.pins = pins
@@ -124,7 +125,7 @@ class GpioButtons(Buttons):
                 if pin is None:
                     continue
                 where = f"GPIO{pin} ({command})"
-                button = Button(pin, pull_up=True, bounce_time=bounce_s, hold_time=RELOCK_HOLD_S,
+                button = Button(pin, pull_up=True, bounce_time=bounce_s, hold_time=hold_s,
                                 pin_factory=pin_factory)
                 button.when_pressed = self._emitter(command)
                 if command is Command.NEXT:
