@@ -212,7 +212,6 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                 paced = paced if pipeline.frames else time.monotonic() - t
                 time.sleep(max(0.0, paced + t - time.monotonic()))
             result = pipeline.feed(frame, t)
-            status.game = pipeline.game
             status.frame(pipeline.last_reading, result.gate, result.step.events if result.step else ())
             if light.feed(float(frame[::16, ::16].mean())) and source.relock():
                 say("the light on the table changed: camera exposure settling again")
@@ -222,8 +221,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                         light.reset(settling=light.frames)
                         say("relock asked: camera exposure settling again")
                     continue
-                pipeline = press(command.value, pipeline, wheel, outputs)
-                if pipeline.game != status.game:
+                before, pipeline = pipeline, press(command.value, pipeline, wheel, outputs)
+                if pipeline is not before:  # the game wheel started another game
                     status.game, status.over = pipeline.game, False
         if recorded:
             say(f"{source.name}: end of the recording")
