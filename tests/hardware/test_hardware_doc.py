@@ -49,3 +49,21 @@ def test_every_install_option_in_the_hardware_page_exists():
     for option in set(re.findall(r"install\.sh((?: --[a-z-]+(?: [a-z0-9]+)?)+)", text)):
         for flag in re.findall(r"--[a-z-]+", option):
             assert f"{flag})" in script, f"install.sh has no {flag}"
+
+
+def test_the_docs_cite_only_files_the_repository_has():
+    for page in [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]:
+        for cited in re.findall(r"\b([A-Z][A-Z_]+\.md)\b", page.read_text(encoding="utf-8")):
+            assert (ROOT / cited).exists() or (ROOT / "docs" / cited).exists(), f"{page.name} cites {cited}"
+
+
+def test_the_pi_extras_bring_luma_gpio_and_spi():
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for name in ("pi", "pi5"):
+        luma = [Requirement(r) for r in extras[name] if Requirement(r).name == "luma-core"
+                or Requirement(r).name == "luma.core"]
+        assert luma and {"gpio", "spi"} <= luma[0].extras, f"[{name}] lacks luma.core[gpio,spi]"
