@@ -154,7 +154,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                         config["table.layouts"])
     start_game = game or config["table.game"]
     setup = load_setup(setup_path if setup_path or resume_game else config["table.setups"].get(start_game))
-    outputs = open_outputs(config, say)
+    outputs = open_outputs(config)
     buttons = source = pipeline = pinger = None
     previous_term = signal.signal(signal.SIGTERM, _raise_stop)
     try:
@@ -245,16 +245,14 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             pipeline.close()
 
 
-def open_outputs(config: Config, say: Callable[[str], None] | None = None) -> Outputs:
+def open_outputs(config: Config) -> Outputs:
+    """The strip and the display (``auto`` simulating either on a Pi logs a warning saying why)."""
     strip = config.open_strip()
     try:
         display = config.open_display()
     except BaseException:
         strip.close()
         raise
-    for device in (strip, display):  # ``auto`` had to simulate on a Pi: say so where the service logs go
-        if device.fallback and say is not None:
-            say(f"WARNING: {type(device).__name__.lower()} simulated on this Pi: {device.fallback}")
     return Outputs(Lights(strip, config.led_map()), display)
 
 
