@@ -33,6 +33,7 @@ def apt_numpy() -> str | None:
 
 
 def test_constraints_keep_numpy_1_and_a_matching_opencv_over_the_apt_numpy(tmp_path):
+    assert CONSTRAINTS.is_file(), "install.sh installs with systemd/constraints-bookworm.txt"
     system_numpy = apt_numpy()
     if system_numpy is None or shutil.which("apt-get") is None:
         pytest.skip("no Debian python3 with apt's python3-numpy here (apt-get install python3-numpy python3-venv)")
@@ -49,7 +50,11 @@ def test_constraints_keep_numpy_1_and_a_matching_opencv_over_the_apt_numpy(tmp_p
                                "--dry-run", "--quiet", "--report", str(report), "--constraint", str(CONSTRAINTS),
                                *wanted], capture_output=True, text=True, timeout=180)
     if resolved.returncode != 0:
-        pytest.skip(f"pip could not resolve (PyPI unreachable?): {resolved.stderr.strip().splitlines()[-1:]}")
+        offline = any(word in resolved.stderr.lower() for word in ("connection", "could not fetch", "network",
+                                                                    "temporary failure in name resolution"))
+        if offline:
+            pytest.skip(f"PyPI unreachable: {resolved.stderr.strip().splitlines()[-1:]}")
+        pytest.fail(f"the requirements do not resolve under the constraints: {resolved.stderr.strip()}")
     chosen = {item["metadata"]["name"]: item["metadata"] for item in json.loads(report.read_text())["install"]}
     numpy = Version(chosen["numpy"]["version"]) if "numpy" in chosen else Version(system_numpy)
     assert numpy.major == 1, f"numpy {numpy} would shadow apt's {system_numpy} and break the camera stack"
