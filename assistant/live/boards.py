@@ -151,6 +151,9 @@ class Boards:
             if not data["board_found"]:
                 merged["board_found"] = False
                 merged["missing"] = [*merged.get("missing", []), board.name or board.layout.name]
+                seen = len(set(location.markers) & {m.id for m in board.layout.markers})
+                merged.setdefault("markers_seen", {})[board.name or board.layout.name] = \
+                    f"{seen} of {len(board.layout.markers)}"
             for zid, entry in data["zones"].items():
                 merged["zones"][board.prefix(zid)] = entry
             for zid, entry in data["counts"].items():

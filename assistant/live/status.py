@@ -44,8 +44,10 @@ class Status:
         if self.over:
             self.say(f"{self.game}: game over (turn the game wheel for a new game)")
         elif reading is not None and not reading.get("board_found", True):
-            missing = ", ".join(reading.get("missing", ())) or "the board"
-            self.say(f"{self.game}: board not found ({missing}): no marker seen; is it in view and lit?")
+            seen = reading.get("markers_seen", {})
+            missing = ", ".join(f"{name}: {seen[name]} markers seen" if name in seen else name
+                                for name in reading.get("missing", ())) or "the board"
+            self.say(f"{self.game}: board not found ({missing}); is it in view and lit?")
         else:  # (not the gate: it changes with every hand, and each change would be one more datagram)
             self.say(f"{self.game}: watching the table")
 

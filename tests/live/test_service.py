@@ -81,11 +81,11 @@ def test_ready_comes_with_the_first_frame_then_the_table_status(tmp_path, echo_f
 def test_status_names_the_missing_board_and_the_end_of_the_game():
     sent = []
     status = Status("alchymia", send=sent.append)
-    status.frame({"board_found": False, "missing": ["bea"]}, None, ())
+    status.frame({"board_found": False, "missing": ["bea"], "markers_seen": {"bea": "1 of 4"}}, None, ())
     status.frame({"board_found": True}, "motion", ())
     status.frame({"board_found": True}, None, (Event("game-over", "game over after round 7"),))
     status.frame({"board_found": False, "missing": ["bea"]}, None, ())  # over stays over
-    assert sent == ["alchymia: board not found (bea): no marker seen; is it in view and lit?",
+    assert sent == ["alchymia: board not found (bea: 1 of 4 markers seen); is it in view and lit?",
                     "alchymia: watching the table", "alchymia: game over (turn the game wheel for a new game)"]
 
 
