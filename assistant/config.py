@@ -124,6 +124,9 @@ SETTINGS = (
             "run without --layout) starts it: {chaudron = [\"chaudron\", \"chaudron-potions\"]}; default the game's"),
     Setting("table.setups", {}, _per_game(str), "per game, the set-up file used when the game wheel (or run "
             "without --setup) starts it; default none"),
+    Setting("calibration.file", "", _str, "the calibration file (calibrate colours, board, corners...) that run "
+            "reads when --calibration is not given; keep it where the service can read it (/etc/alchemy-table or "
+            "table.state_dir, not a home folder)"),
     Setting("camera.source", "auto", _choice("auto", "picamera2", "opencv", "folder", "video"),
             "auto: camera.path if set, the Pi camera on a Pi, else OpenCV"),
     Setting("camera.device", 0, _device, "OpenCV camera index or stream URL; picamera2 camera number"),
