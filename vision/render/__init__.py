@@ -30,6 +30,7 @@ from vision.colour import rgb_to_lab
 from vision.pieces import PieceShape, piece_shapes
 from vision.render.camera import FRAME_SIZE, Pose, make_camera, warp_to_frame
 from vision.render.cards import draw_card, draw_finger, finger_polygon, foreign_card, place_card
+from vision.render.deck import CardStyle
 from vision.render.scene import (
     Canvas,
     Hand,
@@ -98,6 +99,7 @@ class Conditions:
     foreign: tuple[str, ...] = ()  # zones holding an object that is none of their labels
     fingers: tuple[str, ...] = ()  # card zones with a fingertip over a corner of their card
     placement_seed: int = 0
+    cards: CardStyle | None = None  # cards of a deck of look-alike families (vision/render/deck.py); None: plain
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -240,9 +242,9 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     pieces: list[Placed] = []
     for z in layout.zones:
         if z.kind == "card" and z.id in c.foreign:
-            pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm))
+            pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm, c.cards))
         elif z.kind == "card" and state["zones"][z.id] != "empty":
-            pieces.append(place_card(z, state["zones"][z.id], layout, c.placement_seed, c.jitter_mm))
+            pieces.append(place_card(z, state["zones"][z.id], layout, c.placement_seed, c.jitter_mm, c.cards))
         elif z.id in c.foreign:
             pieces.append(_foreign_piece(z, layout, c))
         elif z.kind == "slot" and state["zones"][z.id] != "empty":

@@ -1,0 +1,164 @@
+"""Telling look-alike cards apart: compare where the cards of a set differ, learnt from the set itself.
+
+Cards of one family share their frame, palette, title band and rules box and differ in their art, title and
+numbers: on the coarse thumbnail (``features.describe``) they score alike. Each enrolled card also gets a
+fine descriptor (``features.fine``: 2 mm cells; kept shifted by a millimetre either way, as the cut may miss
+by that much). From the set, once, on loading:
+
+- each pair's *difference map*: per cell, how far the two cards' fine descriptors lie apart (at their best
+  alignment), capped at ``TAU`` (a cell is different or not; how different does not matter);
+- each card's *look-alikes* (coarse score at least ``LOOK_ALIKE``) and its *own cells*: where it differs
+  from at least one of them (all its cells when it has none).
+
+A card found on the mat is compared, at its best alignment, with each candidate the coarse score leaves
+(``CANDIDATE``): per cell the squared distance, capped at ``TAU`` (a fingertip or a glare streak costs a
+few cells, never more). Then:
+
+- **fit**: over the candidate's own cells, the mean capped distance as a fraction of ``TAU``: a card of
+  the same family that is not this one (never enrolled) differs there;
+- **evidence** against every other candidate: over the cells where the two differ (weighted by how much),
+  how much nearer the query lies to this one than to the other, 1 when it is exactly this card, -1 when it
+  is exactly the other; cells hidden from both count for neither.
+
+The card is named when its coarse score reaches ``store.ACCEPT``, its fit is at most ``FIT_MAX`` and its
+evidence against each other candidate is at least ``EVIDENCE_MIN``; otherwise it is ``unknown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from vision.cards import features
+
+TAU = 4.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
+LOOK_ALIKE = 0.75  # coarse score from which two enrolled cards are look-alikes (of one family)
+CANDIDATE = 0.55  # coarse score from which a card is compared cell by cell...
+CANDIDATE_GAP = 0.25  # ...if it lies at most this far below the best one's
+MAX_CANDIDATES = 8
+FIT_MAX = 0.12  # mean capped distance over a card's own cells, as a fraction of TAU
+EVIDENCE_MIN = 0.3  # the query must lie this much nearer the card than each other candidate
+
+
+def told(fit: float, evidence: float) -> bool:
+    """Whether a card whose fit and least evidence are these is named."""
+    return fit <= FIT_MAX and evidence >= EVIDENCE_MIN
+
+
+class Teller:
+    """The fine descriptors of a set's cards (each photo of each card), their difference maps and own cells."""
+
+    def __init__(self, names: Sequence[str], photos: Sequence[Sequence[np.ndarray]], coarse: np.ndarray,
+                 card_mm: tuple[float, float], px_per_mm: float):
+        self.names = list(names)
+        self.grid = features.fine_grid(card_mm)
+        self.px_per_mm = px_per_mm
+        n = len(self.names)
+        # refs[i]: (photos * shifts, rows, cols, 3); the unshifted first photo is refs[i][centre].
+        self.refs = [np.concatenate([features.fine_shifted(p, self.grid, px_per_mm) for p in card_photos])
+                     for card_photos in photos]
+        self._centre = len(features.SHIFTS_MM) ** 2 // 2
+        flats = [r.reshape(len(r), -1) for r in self.refs]
+        self._flat = [(f, (f * f).sum(axis=1)) for f in flats]
+        self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
+        self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
+        # A card's own cells: where it differs from every look-alike (its title, its numbers, its own art).
+        self.own = []
+        for i in range(n):
+            own = np.ones((self.grid[1], self.grid[0]), np.float32)
+            for j in self.look_alikes[i]:
+                own = np.minimum(own, self.difference(i, j))
+            self.own.append(own)
+
+    def _align(self, i: int, j: int) -> tuple[np.ndarray, int]:
+        """Cards ``i`` and ``j`` compared at their best alignment (``j``'s photos, shifts and either way up
+        against ``i``'s first photo, as either may have been enrolled upside down): the cells where they
+        differ (0..1: capped squared distance / TAU) and whether ``j`` is turned half a turn from ``i``."""
+        if (i, j) not in self.diff:
+            a = self.refs[i][self._centre]
+            best = None
+            for half in (0, 1):
+                b = self._turn(self.refs[j], half)
+                d = np.minimum(((b - a) ** 2).sum(axis=-1), TAU)
+                k = int(np.argmin(d.sum(axis=(1, 2))))
+                if best is None or d[k].sum() < best[0].sum():
+                    best = (d[k], half)
+            self.diff[i, j] = (best[0] / TAU, best[1])
+        return self.diff[i, j]
+
+    def difference(self, i: int, j: int) -> np.ndarray:
+        """The cells where cards ``i`` and ``j`` differ, in ``i``'s frame (0..1)."""
+        return self._align(i, j)[0]
+
+    @staticmethod
+    def _turn(refs: np.ndarray, half: int) -> np.ndarray:
+        return refs[:, ::-1, ::-1] if half else refs
+
+    def distance(self, query: np.ndarray, i: int, half: int = 0) -> np.ndarray:
+        """(rows, cols): the query's capped squared distance to card ``i`` (turned half a turn when
+        ``half``) per cell, at its best photo and shift (the one nearest overall: |r|² - 2 r.q, one
+        product for all), / TAU."""
+        flat, sq = self._flat[i]
+        if half:
+            query = query[::-1, ::-1]
+        k = int(np.argmin(sq - 2 * (flat @ query.ravel())))
+        d = np.minimum(((self.refs[i][k] - query) ** 2).sum(axis=-1), TAU) / TAU
+        return d[::-1, ::-1] if half else d
+
+    def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray) -> tuple[int | None, float, float]:
+        """(the nearest card, None when no card is near; its fit; its least evidence against another
+        candidate) for the upright card image ``card``, given each enrolled card's coarse score and best turn
+        (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted."""
+        top = float(coarse.max()) if coarse.size else 0.0
+        candidates = [int(i) for i in np.argsort(coarse)[::-1][:MAX_CANDIDATES]
+                      if coarse[i] >= max(CANDIDATE, top - CANDIDATE_GAP)]
+        if not candidates:
+            return None, 1.0, -1.0
+        queries: dict[int, np.ndarray] = {}
+        for i in candidates:
+            t = int(turns[i])
+            if t not in queries:
+                queries[t] = features.fine(_turned(card, t), self.grid)
+        # A tournament over the cells where each two candidates differ: the nearer one stays.
+        best = candidates[0]
+        query = queries[int(turns[best])]  # in the frame of the best candidate's first photo
+        d_best = self.distance(query, best)
+        for other in candidates[1:]:
+            if self.evidence(query, best, d_best, other) < 0:
+                best = other
+                query = queries[int(turns[best])]
+                d_best = self.distance(query, best)
+        least = min((self.evidence(query, best, d_best, other) for other in candidates if other != best), default=1.0)
+        fit = self.fit(best, d_best)
+        return best, fit, least
+
+    def evidence(self, query: np.ndarray, best: int, d_best: np.ndarray, other: int) -> float:
+        """How much nearer the query (in ``best``'s frame, ``d_best`` its distance map to it) lies to
+        ``best`` than to ``other`` over the cells where the two differ: 1 when it is ``best`` exactly, -1
+        when it is ``other``; two enrolled cards that do not differ at all give -1 (they cannot be told)."""
+        w, half = self._align(best, other)
+        total = float((w * w).sum())
+        if total <= 1e-6:
+            return -1.0
+        return float((w * (self.distance(query, other, half) - d_best)).sum()) / total
+
+    def fit(self, i: int, d: np.ndarray) -> float:
+        """How far the query (its distance map ``d`` to card ``i``) lies from ``i`` on ``i``'s own cells
+        (where it differs from every look-alike; all cells for a card without look-alikes): the weighted
+        mean distance. A card of the family never enrolled differs from ``i`` there."""
+        own = self.own[i]
+        return float((own * d).sum()) / max(float(own.sum()), 1e-6)
+
+
+def _turned(card: np.ndarray, turn: int) -> np.ndarray:
+    """The card image under ``turn`` (as ``features.turns`` orders them), resized to the card's own shape."""
+    if turn == 0:
+        return card
+    if turn == 1:
+        return card[::-1, ::-1]
+    import cv2
+
+    # ``features.turns`` turns the reference by a quarter (turn 2) or three (turn 3): the query goes back.
+    turned = np.ascontiguousarray(np.rot90(card, 3 if turn == 2 else 1))
+    return cv2.resize(turned, (card.shape[1], card.shape[0]), interpolation=cv2.INTER_LINEAR)
