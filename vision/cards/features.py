@@ -76,6 +76,7 @@ def block_scores(query: np.ndarray, refs: np.ndarray) -> np.ndarray:
 # -- the fine descriptor: where look-alike cards differ ----------------------------------------------------
 
 FINE_MM = 2.0  # cell size of the fine descriptor: a card's numbers and title are a few cells high
+FINE_CHROMA = 0.6  # colour counts less in the fine cells than in the coarse: in dim light it is mostly noise
 SHADING_CELLS = 5.0  # the slow shading taken out of the brightness: a blur of this many cells
 SHIFTS_MM = (-1.0, -0.5, 0.0, 0.5, 1.0)  # a reference is kept shifted by these: the cut misses by a mm
 
@@ -100,7 +101,7 @@ def fine(card: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
     opp -= opp.reshape(-1, 3).mean(axis=0)
     spread = np.sqrt((opp.reshape(-1, 3) ** 2).mean(axis=0))
     opp[..., 0] /= max(float(spread[0]), 1e-3)
-    opp[..., 1:] *= CHROMA_WEIGHT / max(float(np.sqrt((spread[1:] ** 2).mean())), 0.02)
+    opp[..., 1:] *= FINE_CHROMA / max(float(np.sqrt((spread[1:] ** 2).mean())), 0.02)
     return opp
 
 

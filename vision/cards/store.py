@@ -59,7 +59,7 @@ class Match:
     def confidence(self) -> float:
         if self.name is None:
             return round(float(np.clip(1.0 - max(0.0, self.score - 0.4) / (ACCEPT - 0.4) * 0.5, 0.5, 1.0)), 3)
-        sure = min((self.score - ACCEPT) / (1 - ACCEPT), (tell.FIT_MAX - self.fit) / tell.FIT_MAX,
+        sure = min((self.score - ACCEPT) / (1 - ACCEPT), 1.0 - self.fit,
                    (self.evidence - tell.EVIDENCE_MIN) / (1 - tell.EVIDENCE_MIN))
         return round(float(np.clip(0.6 + 0.4 * sure, 0.6, 1.0)), 3)
 
@@ -150,12 +150,21 @@ class CardSet:
 
     # -- on disk ------------------------------------------------------------------------------------------
 
-    def enrol(self, name: str, image: np.ndarray, **meta: Any) -> None:
-        """Add ``name`` (or replace it) with its upright image; written at once when the set has a folder."""
+    def enrol(self, name: str, image: np.ndarray, second: bool = False, **meta: Any) -> None:
+        """Add ``name`` (or replace it, dropping any second photo) with its upright image; with ``second``,
+        keep ``image`` as the second photo of ``name``, already enrolled (replacing an earlier second photo).
+        Written at once when the set has a folder."""
         if not _NAME.match(name):
             raise CardSetError(f"{name!r}: a card name uses letters, digits, '-', '_' and '.' only")
-        self.images[name] = image
-        self.meta[name] = {k: v for k, v in meta.items() if v is not None}
+        if second:
+            if name not in self.images:
+                raise CardSetError(f"{name!r}: a second photo is of a card already enrolled (enrol {name} first)")
+            self.more[name] = [image]
+            self.meta.setdefault(name, {})["second"] = {k: v for k, v in meta.items() if v is not None}
+        else:
+            self.images[name] = image
+            self.more.pop(name, None)
+            self.meta[name] = {k: v for k, v in meta.items() if v is not None}
         self._index()
         if self.folder is not None:
             self.save(self.folder)
@@ -169,6 +178,11 @@ class CardSet:
             if not cv2.imwrite(str(path), self.images[name]):
                 raise OSError(f"{path}: cannot write the card image")
             cards[name] = {"image": path.name, **self.meta.get(name, {})}
+            for k, photo in enumerate(self.more.get(name, []), 2):
+                extra = folder / f"{name}.{k}.png"
+                if not cv2.imwrite(str(extra), photo):
+                    raise OSError(f"{extra}: cannot write the card image")
+                cards[name].setdefault("more", []).append(extra.name)
         data = {"kind": KIND, "set": self.name, "card_mm": list(self.card_mm), "cards": cards}
         tmp = folder / "set.json.tmp"
         tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -197,17 +211,23 @@ def load_set(folder: str | Path) -> CardSet:
     cards = data.get("cards")
     if not isinstance(cards, dict):
         raise CardSetError(f"{path}: cards: expected an object of card name -> {{image}}")
-    images, meta = {}, {}
+    images, meta, more = {}, {}, {}
     for card, entry in cards.items():
         if not _NAME.match(card) or not isinstance(entry, dict) or not isinstance(entry.get("image"), str):
             raise CardSetError(f"{path}: cards.{card}: expected {{\"image\": \"FILE.png\"}}")
-        image_path = folder / entry["image"]
-        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise CardSetError(f"{path}: cards.{card}: {image_path.name} is missing or not an image")
-        images[card] = image
-        meta[card] = {k: v for k, v in entry.items() if k != "image"}
-    return CardSet(name, (float(size[0]), float(size[1])), images, folder, meta)
+        extra = entry.get("more", [])
+        if not (isinstance(extra, list) and all(isinstance(e, str) for e in extra)):
+            raise CardSetError(f"{path}: cards.{card}.more: expected a list of image files")
+        images[card], *more[card] = (_image(path, card, folder / f) for f in [entry["image"], *extra])
+        meta[card] = {k: v for k, v in entry.items() if k not in ("image", "more")}
+    return CardSet(name, (float(size[0]), float(size[1])), images, folder, meta, more)
+
+
+def _image(path: Path, card: str, image_path: Path) -> np.ndarray:
+    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise CardSetError(f"{path}: cards.{card}: {image_path.name} is missing or not an image")
+    return image
 
 
 class CardLibrary:

@@ -32,18 +32,20 @@ import numpy as np
 
 from vision.cards import features
 
-TAU = 4.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
+TAU = 8.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
 LOOK_ALIKE = 0.75  # coarse score from which two enrolled cards are look-alikes (of one family)
 CANDIDATE = 0.55  # coarse score from which a card is compared cell by cell...
 CANDIDATE_GAP = 0.25  # ...if it lies at most this far below the best one's
 MAX_CANDIDATES = 8
-FIT_MAX = 0.12  # mean capped distance over a card's own cells, as a fraction of TAU
-EVIDENCE_MIN = 0.3  # the query must lie this much nearer the card than each other candidate
+FIT_MAX = 0.11  # mean capped distance over a card's own cells, as a fraction of TAU...
+QUERY_FIT_MAX = 0.3  # ...over the query's own cells...
+FIT_ALONE = 0.04  # ...over all the cells of a card without look-alikes
+EVIDENCE_MIN = 0.35  # the query must lie this much nearer the card than each other candidate
 
 
 def told(fit: float, evidence: float) -> bool:
-    """Whether a card whose fit and least evidence are these is named."""
-    return fit <= FIT_MAX and evidence >= EVIDENCE_MIN
+    """Whether a card whose fit (``Teller.fit``: 1 at the limit) and least evidence are these is named."""
+    return fit <= 1.0 and evidence >= EVIDENCE_MIN
 
 
 class Teller:
@@ -130,8 +132,7 @@ class Teller:
                 query = queries[int(turns[best])]
                 d_best = self.distance(query, best)
         least = min((self.evidence(query, best, d_best, other) for other in candidates if other != best), default=1.0)
-        fit = self.fit(best, d_best)
-        return best, fit, least
+        return best, self.fit(query, best, d_best), least
 
     def evidence(self, query: np.ndarray, best: int, d_best: np.ndarray, other: int) -> float:
         """How much nearer the query (in ``best``'s frame, ``d_best`` its distance map to it) lies to
@@ -143,12 +144,21 @@ class Teller:
             return -1.0
         return float((w * (self.distance(query, other, half) - d_best)).sum()) / total
 
-    def fit(self, i: int, d: np.ndarray) -> float:
-        """How far the query (its distance map ``d`` to card ``i``) lies from ``i`` on ``i``'s own cells
-        (where it differs from every look-alike; all cells for a card without look-alikes): the weighted
-        mean distance. A card of the family never enrolled differs from ``i`` there."""
+    def fit(self, query: np.ndarray, i: int, d: np.ndarray) -> float:
+        """How far the query (in card ``i``'s frame; ``d`` its distance map to ``i``) lies from card ``i``
+        where ``i``'s family differs, as a fraction of ``FIT_MAX``: the larger of its weighted mean distance
+        over ``i``'s own cells (where ``i`` differs from every look-alike) and over the query's own cells
+        (where the query differs from every look-alike of ``i``): a card of the family never enrolled has
+        a title, numbers and art of its own, which ``i`` does not have. A card without look-alikes: the mean
+        over all its cells, against ``FIT_ALONE``."""
+        if not self.look_alikes[i]:
+            return float(d.mean()) / FIT_ALONE
         own = self.own[i]
-        return float((own * d).sum()) / max(float(own.sum()), 1e-6)
+        mine = float((own * d).sum()) / max(float(own.sum()), 1e-6)
+        theirs = np.ones_like(d)
+        for j in self.look_alikes[i]:
+            theirs = np.minimum(theirs, self.distance(query, j, self._align(i, j)[1]))
+        return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
 
 
 def _turned(card: np.ndarray, turn: int) -> np.ndarray:
