@@ -63,6 +63,7 @@ def main(argv: list[str]) -> int:
     rng = np.random.default_rng(args.seed)
     tallies: dict[str, CardTally] = {}
     known_scores, stranger_scores = [], []
+    cpu: dict[str, list[float]] = {}  # processor ms per card zone, by layout
     for i in range(args.frames):
         layout = layouts[i % len(layouts)]
         lighting = LIGHTINGS[(i // len(layouts)) % len(LIGHTINGS)]
@@ -79,6 +80,7 @@ def main(argv: list[str]) -> int:
         for key in (lighting, "all"):
             tallies.setdefault(key, CardTally()).add(reading, truth, cards, reader.cards.times if key == "all" else (),
                                                      f"{i:04d}-{layout.name}")
+        cpu.setdefault(layout.name, []).extend(1000 * t for t in reader.cards.cpu_times)
         if args.scores:
             _collect(reader, frame, reading, truth, known_scores, stranger_scores)
     order = [*LIGHTINGS, "all"]
@@ -86,6 +88,11 @@ def main(argv: list[str]) -> int:
     total = tallies["all"]
     print(f"\n{args.frames} frames (seed {args.seed}, decks {args.decks}): {total.views} card views, "
           f"{total.strangers} cards never enrolled, {total.empties} empty card zones")
+    zones = {name: len(readers[name, decks[0]].cards.zones) for name in cpu}
+    costs = [f"{name} ({zones[name]} zones) {np.median(v):.1f} / {np.percentile(v, 90):.1f}"
+             for name, v in cpu.items()]
+    print("cost per card zone, processor ms, median / p90 (the table's column is wall-clock, which other work on a "
+          "shared machine inflates): " + ", ".join(costs))
     for line in total.mistakes[:15]:
         print(f"  {line}")
     if args.scores and known_scores:

@@ -155,7 +155,7 @@ class Teller:
             return float(d.mean()) / FIT_ALONE
         own = self.own[i]
         mine = float((own * d).sum()) / max(float(own.sum()), 1e-6)
-        theirs = np.ones_like(d)
+        theirs = np.full(d.shape, 1.0, np.float32)
         for j in self.look_alikes[i]:
             theirs = np.minimum(theirs, self.distance(query, j, self._align(i, j)[1]))
         return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)

@@ -41,7 +41,8 @@ class CardZones:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
         self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
-        self.times: list[float] = []  # seconds spent on each card zone of the last read
+        self.times: list[float] = []  # seconds spent on each card zone of the last read...
+        self.cpu_times: list[float] = []  # ...and the processor's seconds (a shared machine's other work left out)
         self._held: set[str] = set()  # zones where the last read found something: no first look there
 
     def __bool__(self) -> bool:
@@ -55,10 +56,10 @@ class CardZones:
         card's clean rectangle (``unknown``), and a hand over part of a card leaves a match too weak to
         be accepted unless what shows is plainly that card."""
         out: dict[str, ZoneReading] = {}
-        self.times = []
+        self.times, self.cpu_times = [], []
         rings: dict[str, tuple[np.ndarray, float]] = {}
         for z in self.zones:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             card_set = self.sets[z.card_set]
             card_mm = card_set.card_mm if card_set is not None else self.card_mm
             found = find_card(frame, H, lens, z.bounds, card_mm, self.patches[z.id], z.id not in self._held)
@@ -76,6 +77,7 @@ class CardZones:
                 name = match.name if match.name in self.allowed[z.id] else None
                 out[z.id] = ZoneReading(name or "unknown", match.confidence if name or not match.name else 0.9)
             self.times.append(time.perf_counter() - start)
+            self.cpu_times.append(time.process_time() - cpu)
         start = time.perf_counter()
         for zid in covered(rings):
             if out[zid].label == "empty":
