@@ -1,33 +1,38 @@
 """Telling look-alike cards apart: compare where the cards of a set differ, learnt from the set itself.
 
 Cards of one family share their frame, palette, title band and rules box and differ in their art, title and
-numbers: on the coarse thumbnail (``features.describe``) they score alike. Each enrolled card also gets a
-fine descriptor (``features.fine``: 2 mm cells; kept shifted by a millimetre either way, as the cut may miss
-by that much). From the set, once, on loading:
+numbers: on the coarse thumbnail (``features.describe``) they score alike. Each enrolled photo also gets a
+fine descriptor (``features.fine``: 2 mm cells, kept shifted by up to a millimetre either way, as the cut
+may miss by that much). From the set, once, on loading:
 
-- each pair's *difference map*: per cell, how far the two cards' fine descriptors lie apart (at their best
-  alignment), capped at ``TAU`` (a cell is different or not; how different does not matter);
-- each card's *look-alikes* (coarse score at least ``LOOK_ALIKE``) and its *own cells*: where it differs
-  from at least one of them (all its cells when it has none).
+- each pair's *difference map*: per cell, how far the two cards lie apart at their best alignment (either
+  may have been enrolled upside down), capped at ``TAU`` and scaled to 0..1;
+- each card's *look-alikes* (coarse likeness at least ``LOOK_ALIKE``) and its *own cells*: where it
+  differs from every one of them (its title, its numbers, its own art).
 
 A card found on the mat is compared, at its best alignment, with each candidate the coarse score leaves
-(``CANDIDATE``): per cell the squared distance, capped at ``TAU`` (a fingertip or a glare streak costs a
-few cells, never more). Then:
+(``CANDIDATE``): per cell the squared distance, capped (a fingertip or a glare streak costs the cells it
+covers, never more). Then:
 
-- **fit**: over the candidate's own cells, the mean capped distance as a fraction of ``TAU``: a card of
-  the same family that is not this one (never enrolled) differs there;
-- **evidence** against every other candidate: over the cells where the two differ (weighted by how much),
-  how much nearer the query lies to this one than to the other, 1 when it is exactly this card, -1 when it
-  is exactly the other; cells hidden from both count for neither.
+- a tournament over the cells where each two candidates differ picks the nearest;
+- its **evidence** against every other candidate: over the cells where the two differ (weighted by how
+  much), how much nearer the query lies to it than to the other, 1 when it is exactly this card, -1 when
+  it is exactly the other; cells hidden from both count for neither;
+- its **fit**: the mean distance over its own cells and over the query's own cells (where the query
+  differs from every look-alike): a card of the family never enrolled has a title, numbers and art of its
+  own. A card without look-alikes: the mean over its whole face.
 
-The card is named when its coarse score reaches ``store.ACCEPT``, its fit is at most ``FIT_MAX`` and its
-evidence against each other candidate is at least ``EVIDENCE_MIN``; otherwise it is ``unknown``.
+The card is named when its coarse score reaches ``store.ACCEPT``, its fit is within the limits
+(``FIT_MAX``, ``QUERY_FIT_MAX``, ``FIT_ALONE``) and its evidence against each other candidate is at least
+``EVIDENCE_MIN``; otherwise it is ``unknown``. The limits were set on rendered decks 101-103 (seeds
+901-903) and measured on decks 201-206 (docs/cards.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cv2
 import numpy as np
 
 from vision.cards import features
@@ -167,8 +172,6 @@ def _turned(card: np.ndarray, turn: int) -> np.ndarray:
         return card
     if turn == 1:
         return card[::-1, ::-1]
-    import cv2
-
     # ``features.turns`` turns the reference by a quarter (turn 2) or three (turn 3): the query goes back.
     turned = np.ascontiguousarray(np.rot90(card, 3 if turn == 2 else 1))
     return cv2.resize(turned, (card.shape[1], card.shape[0]), interpolation=cv2.INTER_LINEAR)
