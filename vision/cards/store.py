@@ -8,12 +8,14 @@ A cards folder (``calibrate cards --out DIR``) holds one folder per set::
                                                                 "zone": "card-left"}, ...}}
     DIR/alchemists-ingredients/fern.png     the card as enrolled: upright, cut out of the frame
 
-The set file names each card; the image is what is needed to recognise it again (its descriptor is
-computed on loading, so a better descriptor needs no new enrolment). Enrolling a card again replaces it.
+The set file names each card; the image is what is needed to recognise it again (its descriptors are
+computed on loading, so a better descriptor needs no new enrolment). Enrolling a card again replaces it; a
+second photo of a card (``enrol(..., second=True)``) is kept beside the first as ``NAME.2.png``, listed
+under ``"more"``.
 
-Matching: a card is named when its score (``features.block_scores``) reaches ``ACCEPT`` and beats every
-other card of the set by ``MARGIN``; otherwise it is ``unknown``. Both were calibrated on rendered cards
-never enrolled (docs/cards.md): a card that is not in the set is accepted well under 0.5 % of the time.
+Matching: the coarse score (``features.block_scores``, each card's best photo and turn) finds the
+candidates; ``tell`` picks the nearest where look-alikes differ and says whether it is that card. A card is
+named when its coarse score reaches ``ACCEPT`` and ``tell`` accepts it; otherwise it is ``unknown``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ from vision.cards.find import CARD_PX_PER_MM
 
 KIND = "alchemy-table card set"
 ACCEPT = 0.86
-MARGIN = 0.10
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
