@@ -1,0 +1,86 @@
+"""The referee's page, served by the hub (aiohttp): everything it needs ships in the package, no CDN.
+
+==========================  ==============================================================================
+``/``                       the page: every table at a glance, the standings, one table's log when chosen
+``/api/tables``             every table in one line (JSON)
+``/api/tables/{table}``     one table's full event log (``?game=GAME_ID`` for an earlier game)
+``/api/standings``          the players of every table, ranked within each game
+``/api/feed?after=N``       the events kept after feed index N; waits up to 25 s for one (the page's push)
+``/results.csv``            the finished games, one line per player
+==========================  ==============================================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+from importlib import resources
+
+from aiohttp import web
+
+from assistant.tournament.hub import Hub
+
+STATIC = ("hub.html", "hub.js", "hub.css")
+TYPES = {"html": "text/html", "js": "text/javascript", "css": "text/css"}
+WAIT_S = 25.0
+HUB = web.AppKey("hub", Hub)
+
+
+def make_app(hub: Hub) -> web.Application:
+    app = web.Application()
+    app[HUB] = hub
+    changed = asyncio.Event()
+
+    async def wire(app: web.Application) -> None:
+        loop = asyncio.get_running_loop()
+        hub.on_change(lambda: loop.call_soon_threadsafe(changed.set))
+
+    app.on_startup.append(wire)
+    files = {name: (resources.files("assistant.tournament") / "static" / name).read_bytes() for name in STATIC}
+
+    def static(name: str):
+        async def handler(request: web.Request) -> web.Response:
+            return web.Response(body=files[name], content_type=TYPES[name.rsplit(".", 1)[1]], charset="utf-8")
+        return handler
+
+    async def tables(request: web.Request) -> web.Response:
+        return web.json_response({"tables": hub.glance(), "rejected": hub.rejected})
+
+    async def table(request: web.Request) -> web.Response:
+        found = hub.table(request.match_info["table"], request.query.get("game"))
+        if found is None:
+            raise web.HTTPNotFound(text=f"no table {request.match_info['table']!r} in this tournament")
+        return web.json_response(found)
+
+    async def standings(request: web.Request) -> web.Response:
+        return web.json_response({"standings": hub.standings()})
+
+    async def feed(request: web.Request) -> web.Response:
+        try:
+            after = int(request.query.get("after", "0"))
+        except ValueError:
+            raise web.HTTPBadRequest(text="after: expected a whole number") from None
+        deadline = asyncio.get_running_loop().time() + WAIT_S
+        while True:
+            changed.clear()  # cleared before looking: a change after this look wakes the wait below
+            upto, events = hub.feed_after(after)
+            left = deadline - asyncio.get_running_loop().time()
+            if events or left <= 0:
+                return web.json_response({"next": upto, "events": events})
+            try:
+                await asyncio.wait_for(changed.wait(), left)
+            except TimeoutError:
+                pass
+
+    async def results(request: web.Request) -> web.Response:
+        return web.Response(text=hub.results_csv(), content_type="text/csv", charset="utf-8",
+                            headers={"Content-Disposition": 'attachment; filename="results.csv"'})
+
+    app.router.add_get("/", static("hub.html"))
+    app.router.add_get("/hub.js", static("hub.js"))
+    app.router.add_get("/hub.css", static("hub.css"))
+    app.router.add_get("/api/tables", tables)
+    app.router.add_get("/api/tables/{table}", table)
+    app.router.add_get("/api/standings", standings)
+    app.router.add_get("/api/feed", feed)
+    app.router.add_get("/results.csv", results)
+    return app
