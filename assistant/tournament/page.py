@@ -84,3 +84,42 @@ def make_app(hub: Hub) -> web.Application:
     app.router.add_get("/api/feed", feed)
     app.router.add_get("/results.csv", results)
     return app
+
+
+class Served:
+    """The page served on a thread of its own (the bench, the tests): ``url`` once started."""
+
+    def __init__(self, hub: Hub, host: str = "127.0.0.1", port: int = 0):
+        import threading
+
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self._serve, args=(hub, host, port), name="hub-page", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10) or not self.url:
+            raise RuntimeError("the hub's page did not start")
+
+    def _serve(self, hub: Hub, host: str, port: int) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def start() -> None:
+            self._runner = web.AppRunner(make_app(hub))
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, host, port)
+            await site.start()
+            bound = self._runner.addresses[0]
+            self.url = f"http://{bound[0]}:{bound[1]}"
+
+        try:
+            self.loop.run_until_complete(start())
+        finally:
+            self._ready.set()
+        self.loop.run_forever()
+
+    def close(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
