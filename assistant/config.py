@@ -111,7 +111,7 @@ def _per_game(kind: type) -> Callable[[Any], str | None]:
 def _topic_level(optional: bool = False) -> Callable[[Any], str | None]:
     """A name that is one MQTT topic level: no ``/ + #``, nothing a subscriber would mistake."""
     def check(v):
-        if not isinstance(v, str) or not (re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", v) or optional and not v):
+        if not isinstance(v, str) or not (re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", v) or (optional and not v)):
             return f"must be 1-64 letters, digits, '_', '.' or '-' (it is a topic level), not {v!r}"
         return None
     return check

@@ -32,6 +32,7 @@ from assistant.live.pipeline import Pipeline, Step
 from assistant.live.wheel import GameWheel
 from assistant.stabilise import Stabiliser
 from assistant.table import Response, make_mode, mode_class
+from assistant.tournament import publisher_from_config
 from hardware.display.screens import Message
 from hardware.leds.patterns import Lights
 
@@ -150,7 +151,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
     start_game = game or config["table.game"]
     setup = load_setup(setup_path if setup_path or resume_game else config["table.setups"].get(start_game))
     outputs = open_outputs(config)
-    buttons = source = pipeline = pinger = None
+    buttons = source = pipeline = pinger = publisher = None
     previous_term = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         records, journal = resume(path) if resume_game and path.exists() else ((), None)
@@ -176,7 +177,9 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             pipeline.start()
         buttons = config.open_buttons()
         pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
-        source = config.open_camera(report=say, heartbeat=pinger.beat if pinger else None)
+        publisher = publisher_from_config(config, say)
+        camera_said = say if publisher is None else lambda line: (say(line), publisher.camera(line))
+        source = config.open_camera(report=camera_said, heartbeat=pinger.beat if pinger else None)
         recorded = source.name.startswith(("folder ", "video "))
         notify.ready(f"{pipeline.game}: watching the table")
         if pinger is not None:
@@ -197,6 +200,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             pipeline.feed(frame, t)
             for command in buttons.poll():
                 pipeline = press(command.value, pipeline, wheel, outputs)
+            if publisher is not None:  # after the journal: the tournament sees only what was committed
+                publisher.update(pipeline)
         if recorded:
             say(f"{source.name}: end of the recording")
         return 0
@@ -212,6 +217,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                     closing.close()
         if pinger is not None:
             pinger.stop()
+        if publisher is not None:
+            publisher.close()
         with contextlib.suppress(OSError, RuntimeError):
             outputs.close()
         if pipeline is not None:

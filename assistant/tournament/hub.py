@@ -92,6 +92,7 @@ class Hub:
         self._listeners: list[Callable[[], None]] = []
         self._stop = threading.Event()
         self.client = None
+        self._unreachable = False
         self._client_id = client_id or (f"alchemy-table-hub/{broker.tournament}" if broker else "hub")
 
     # -- connection -----------------------------------------------------------------------------------
@@ -103,6 +104,7 @@ class Hub:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=15)
         self.client.loop_start()
         threading.Thread(target=self._watch_gaps, name="hub-gaps", daemon=True).start()
@@ -117,11 +119,18 @@ class Hub:
         if reason_code.is_failure:
             self.say(f"hub: the broker {self.broker.host}:{self.broker.port} refused the hub: {reason_code}")
             return
+        self._unreachable = False
         client.subscribe(f"{messages.ROOT}/{self.broker.tournament}/+/+", qos=1)  # again: a restarted broker forgot
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         if not self._stop.is_set():
             self.say(f"hub: lost the broker ({reason_code}); reconnecting")
+            self._unreachable = True
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        if not self._unreachable:  # once per outage, not once per try
+            self._unreachable = True
+            self.say(f"hub: cannot reach the broker {self.broker.host}:{self.broker.port}; retrying")
 
     def _on_message(self, client, userdata, message) -> None:
         self.receive(message.topic, message.payload)

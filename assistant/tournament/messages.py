@@ -108,7 +108,8 @@ def parse(topic_name: str, payload: bytes) -> Message:
         value = body.get(key)
         if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             raise BadMessage(f"{topic_name}: {key}: expected {_type_name(want)}, got {value!r}"[:200])
-    if kind in ("state", "event", "result") and body["seq"] < 1 or kind == "event" and not 0 <= body["prev"] < body["seq"]:
+    if (kind in ("state", "event", "result") and body["seq"] < 1) or \
+            (kind == "event" and not 0 <= body["prev"] < body["seq"]):
         raise BadMessage(f"{topic_name}: seq {body.get('seq')!r} / prev {body.get('prev')!r} out of order")
     return Message(table, kind, body)
 

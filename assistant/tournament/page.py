@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from importlib import resources
 
 from aiohttp import web
@@ -66,10 +67,8 @@ def make_app(hub: Hub) -> web.Application:
             left = deadline - asyncio.get_running_loop().time()
             if events or left <= 0:
                 return web.json_response({"next": upto, "events": events})
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), left)
-            except TimeoutError:
-                pass
 
     async def results(request: web.Request) -> web.Response:
         return web.Response(text=hub.results_csv(), content_type="text/csv", charset="utf-8",

@@ -61,6 +61,7 @@ class Publisher:
         self._state_sent = True
         self._camera_lost = False
         self._connected = False
+        self._unreachable = False
         self._greet = False            # just connected: status and state again (a restarted broker forgot them)
         self._resend: tuple[str, int] | None = None
         self._pending: dict[int, int] = {}           # paho mid -> journal seq, waiting for the broker's PUBACK
@@ -75,6 +76,7 @@ class Publisher:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
         self.client.on_message = self._on_message
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.max_inflight_messages_set(100)
         self.client.connect_async(broker.host, broker.port, keepalive=15)
         self.client.loop_start()
@@ -100,7 +102,12 @@ class Publisher:
 
     def camera(self, message: str) -> None:
         """A line from the camera's retrying source: the camera lost (or given up on), or back."""
-        lost = "back after" not in message
+        if "back after" in message:
+            lost = False
+        elif "retrying in" in message or "giving up" in message:
+            lost = True
+        else:
+            return  # not about the camera's connection (an unreadable recorded frame, say)
         with self._lock:
             if lost == self._camera_lost:
                 return
@@ -242,6 +249,7 @@ class Publisher:
             self.say(f"tournament: {self.broker.host}:{self.broker.port} refused {self.table}: {reason_code}")
             return
         self._connected = True
+        self._unreachable = False
         client.subscribe(self._topic("resend"), qos=1)
         with self._lock:
             self._greet = True
@@ -251,7 +259,14 @@ class Publisher:
         if self._connected and not self._stop:
             self.say(f"tournament: lost the broker {self.broker.host}:{self.broker.port} ({reason_code}); "
                      f"the table plays on and will publish what it missed")
+            self._unreachable = True
         self._connected = False
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        if not self._unreachable:  # once per outage, not once per try
+            self._unreachable = True
+            self.say(f"tournament: cannot reach the broker {self.broker.host}:{self.broker.port}; the table plays "
+                     f"on and will publish when it can")
 
     def _on_message(self, client, userdata, message) -> None:
         try:

@@ -59,7 +59,7 @@ def _reading(state: dict[str, Any], hidden: set[str] = frozenset()) -> dict[str,
     counts = {}
     for z, c in state["counts"].items():
         value = dict(c) if len(c) > 1 else {"count": sum(c.values())}
-        counts[z] = {k: None for k in value} if z in hidden else value
+        counts[z] = dict.fromkeys(value) if z in hidden else value
         counts[z]["confidence"] = 0.9
     return {"board_found": True, "zones": zones, "counts": counts}
 

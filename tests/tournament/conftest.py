@@ -25,6 +25,16 @@ def mosquitto():
     broker.stop()
 
 
+@pytest.fixture
+def secured():
+    """A Mosquitto that requires a password file and lets each user write only under its own table name."""
+    if find() is None:
+        pytest.fail(f"mosquitto is not installed; `make test` installs it as root, or run: sudo {INSTALL}")
+    broker = Mosquitto(users={"table-1": "pw-1", "table-2": "pw-2", "hub": "pw-hub"}).start()
+    yield broker
+    broker.stop()
+
+
 def get(url: str):
     """GET a JSON page (or the text of another), as a referee's browser would."""
     with urllib.request.urlopen(url, timeout=10) as response:
