@@ -178,6 +178,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         buttons = config.open_buttons()
         pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
         publisher = publisher_from_config(config, say)
+        if publisher is not None:
+            publisher.update(pipeline)  # the game's start (or where it was resumed), before the camera
         camera_said = say if publisher is None else lambda line: (say(line), publisher.camera(line))
         source = config.open_camera(report=camera_said, heartbeat=pinger.beat if pinger else None)
         recorded = source.name.startswith(("folder ", "video "))

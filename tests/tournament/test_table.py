@@ -1,0 +1,90 @@
+"""A table's side: what the broker acknowledged survives a restart, and ``alchemy-table run`` publishes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from assistant.journal import read
+from assistant.sessions import load_session
+from assistant.tournament.connection import Broker
+from assistant.tournament.hub import Hub
+from assistant.tournament.publisher import ACKED_FILE, Publisher
+from assistant.tournament.simulate import SimulatedTable
+
+
+def committed(table: SimulatedTable) -> list[int]:
+    return [r.seq for r in read(table.state_dir / "game.jsonl") if r.kind in ("game", "event")]
+
+
+def saved(table: SimulatedTable) -> int | None:
+    path = table.state_dir / ACKED_FILE
+    return json.loads(path.read_text())["acked"] if path.exists() else None
+
+
+def test_a_table_restarted_publishes_what_the_broker_never_acknowledged_and_nothing_twice(mosquitto, tmp_path, web):
+    broker = Broker("127.0.0.1", mosquitto.port, "club")
+    said: list[str] = []
+    hub = Hub(broker, say=said.append)
+    hub.start()
+    table = SimulatedTable("table-1", load_session("alchimiste"), tmp_path / "t1")
+    first = Publisher(broker, "table-1", table.state_dir, say=said.append)
+    second = None
+    try:
+        table.start()
+        table.play(60)
+        first.update(table.pipeline)
+        acked = committed(table)[-1]
+        assert web.wait_for(lambda: first.acked == acked, 10)
+        assert web.wait_for(lambda: saved(table) == acked, 5)   # kept in the state folder
+        mosquitto.kill()
+        table.play(50)                        # the table plays on without a broker
+        first.update(table.pipeline)
+        first.client.loop_stop()              # then the power goes: what paho was holding is gone
+        first._stop = True
+        table.play(len(table.frames))
+        mosquitto.start()
+        second = Publisher(broker, "table-1", table.state_dir, say=said.append)  # the table back up
+        second.update(table.pipeline)
+        want = committed(table)
+        assert web.wait_for(lambda: [e["seq"] for e in hub.table("table-1")["events"]] == want, 20)
+        assert hub.duplicates == 0            # nothing the broker had acknowledged was published again
+        assert any(f"the broker has the records up to {acked}; publishing from there" in s for s in said)
+    finally:
+        if second is not None:
+            second.close(timeout=0.5)
+        table.close()
+        hub.stop()
+
+
+def test_run_publishes_its_game_and_the_camera_lost_and_says_goodbye(mosquitto, tmp_path, web):
+    hub = Hub(Broker("127.0.0.1", mosquitto.port, "club"))
+    hub.start()
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps({"players": 2}))
+    env = {**os.environ, "ALCHEMY_TABLE_SYSTEM_CONFIG": str(tmp_path / "none.toml"),
+           "ALCHEMY_TABLE_USER_CONFIG": str(tmp_path / "none.toml"), "NOTIFY_SOCKET": ""}
+    sets = ["buttons.backend=none", "camera.source=opencv", "camera.device=/nonexistent/camera",
+            f"table.state_dir={tmp_path / 'state'}", "tournament.broker=127.0.0.1", f"tournament.port={mosquitto.port}",
+            "tournament.name=club", "tournament.table=table-9"]
+    child = subprocess.Popen([sys.executable, "-m", "assistant", "run", "--game", "chaudron", "--setup", str(setup),
+                              "--simulate", *[a for s in sets for a in ("--set", s)]],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert web.wait_for(lambda: (hub.table("table-9") or {}).get("camera") == "lost", 20)
+        seen = hub.table("table-9")
+        assert seen["online"] and seen["state"]["game"] == "chaudron"
+        assert [(e["kind"], e["data"]["setup"]) for e in seen["events"]] == [("game", {"players": 2})]
+        assert hub.tables["table-9"].camera_alerts[0]["message"].startswith("opencv /nonexistent/camera: cannot open")
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=30)
+        assert child.returncode == 0 and "Traceback" not in err
+        assert web.wait_for(lambda: not hub.table("table-9")["online"], 5)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+        hub.stop()
