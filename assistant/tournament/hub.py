@@ -93,6 +93,7 @@ class Hub:
         self._stop = threading.Event()
         self.client = None
         self._unreachable = False
+        self.subscribed = threading.Event()      # set while the hub is subscribed on a live connection
         self._client_id = client_id or (f"alchemy-table-hub/{broker.tournament}" if broker else "hub")
 
     # -- connection -----------------------------------------------------------------------------------
@@ -105,6 +106,7 @@ class Hub:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         self.client.on_connect_fail = self._on_connect_fail
+        self.client.on_subscribe = lambda client, userdata, mid, codes, properties: self.subscribed.set()
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=15)
         self.client.loop_start()
         threading.Thread(target=self._watch_gaps, name="hub-gaps", daemon=True).start()
@@ -123,6 +125,7 @@ class Hub:
         client.subscribe(f"{messages.ROOT}/{self.broker.tournament}/+/+", qos=1)  # again: a restarted broker forgot
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        self.subscribed.clear()
         if not self._stop.is_set():
             self.say(f"hub: lost the broker ({reason_code}); reconnecting")
             self._unreachable = True

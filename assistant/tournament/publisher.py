@@ -64,10 +64,11 @@ class Publisher:
         self._unreachable = False
         self._greet = False            # just connected: status and state again (a restarted broker forgot them)
         self._resend: tuple[str, int] | None = None
-        self._pending: dict[int, int] = {}           # paho mid -> journal seq, waiting for the broker's PUBACK
+        self._pending: dict[int, int | None] = {}    # paho mid -> journal seq (None: status...), awaiting PUBACK
         self._early: set[int] = set()                # acknowledged before publish() returned its mid
         self._outstanding: dict[int, int] = {}       # journal seq -> messages of it not yet acknowledged
         self._published_upto = 0
+        self._resume_after = 0
         self._acked = self._read_acked()
         self._acked_written = self._acked
         self.client = make_client(broker, f"alchemy-table/{broker.tournament}/{table}")
@@ -167,12 +168,14 @@ class Publisher:
             return
         if resend is not None and resend[0] == stream.game_id:
             self._cursor = min(self._cursor, stream.index_after(resend[1] - 1))
+            self._resume_after = min(self._resume_after, resend[1] - 1)
         if greet:
             self._publish_status()
         while self._cursor < len(stream.entries):
             entry = stream.entries[self._cursor]
-            for kind, body, retain in entry.messages:
-                self._publish(kind, body, retain, seq=entry.seq)
+            if entry.seq > self._resume_after:  # the broker acknowledged the others before a restart
+                for kind, body, retain in entry.messages:
+                    self._publish(kind, body, retain, seq=entry.seq)
             self._cursor += 1
             self._published_upto = max(self._published_upto, entry.seq)
         if state is not None and (greet or not self._state_sent):
@@ -190,9 +193,9 @@ class Publisher:
             self._pending.clear()
         saved = self._saved_game
         self._acked = self._acked if saved == self._stream.game_id else 0
-        self._published_upto = self._acked
-        self._cursor = self._stream.index_after(self._acked)
-        if self._cursor:
+        self._published_upto = self._resume_after = self._acked
+        self._cursor = 0
+        if self._acked:
             self.say(f"tournament: {self._stream.game_id}: the broker has the records up to {self._acked}; "
                      f"publishing from there")
         self._publish_status()
@@ -218,21 +221,22 @@ class Publisher:
 
     def _publish(self, kind: str, body: dict[str, Any], retain: bool = False, seq: int | None = None) -> None:
         info = self.client.publish(self._topic(kind), self._payload(kind, body), qos=1, retain=retain)
-        if seq is None:
-            return
         with self._lock:  # paho may have had the PUBACK before publish() returned the mid
             if info.mid in self._early:
                 self._early.discard(info.mid)
             else:
                 self._pending[info.mid] = seq
-                self._outstanding[seq] = self._outstanding.get(seq, 0) + 1
+                if seq is not None:
+                    self._outstanding[seq] = self._outstanding.get(seq, 0) + 1
 
     def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
         with self._lock:
-            seq = self._pending.pop(mid, None)
-            if seq is None:
+            if mid not in self._pending:
                 self._early.add(mid)
                 return
+            seq = self._pending.pop(mid)
+            if seq is None:
+                return  # status, state: nothing to remember
             left = self._outstanding.get(seq, 1) - 1
             if left > 0:
                 self._outstanding[seq] = left

@@ -30,6 +30,7 @@ def test_a_table_restarted_publishes_what_the_broker_never_acknowledged_and_noth
     said: list[str] = []
     hub = Hub(broker, say=said.append)
     hub.start()
+    assert web.wait_for(hub.subscribed.is_set, 10)
     table = SimulatedTable("table-1", load_session("alchimiste"), tmp_path / "t1")
     first = Publisher(broker, "table-1", table.state_dir, say=said.append)
     second = None
@@ -41,12 +42,14 @@ def test_a_table_restarted_publishes_what_the_broker_never_acknowledged_and_noth
         assert web.wait_for(lambda: first.acked == acked, 10)
         assert web.wait_for(lambda: saved(table) == acked, 5)   # kept in the state folder
         mosquitto.kill()
+        assert web.wait_for(lambda: not hub.subscribed.is_set(), 10)
         table.play(50)                        # the table plays on without a broker
         first.update(table.pipeline)
         first.client.loop_stop()              # then the power goes: what paho was holding is gone
         first._stop = True
         table.play(len(table.frames))
         mosquitto.start()
+        assert web.wait_for(hub.subscribed.is_set, 15)  # the hub is listening again: a duplicate would reach it
         second = Publisher(broker, "table-1", table.state_dir, say=said.append)  # the table back up
         second.update(table.pipeline)
         want = committed(table)
