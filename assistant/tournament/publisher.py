@@ -150,9 +150,10 @@ class Publisher:
                 time.sleep(1)
 
     def _step(self) -> None:
-        with self._lock:
-            tail, state, greet = self._tail, self._state, self._greet
-            self._greet = False
+        with self._lock:  # the state taken and marked sent at once: an update() meanwhile is sent next time
+            tail, greet = self._tail, self._greet
+            state = self._state if greet or not self._state_sent else None
+            self._greet, self._state_sent = False, True
             resend, self._resend = self._resend, None
         if tail is not None:
             for record in tail.new():
@@ -165,6 +166,9 @@ class Publisher:
                     self._stream.add(record)
         stream = self._stream
         if stream is None:
+            with self._lock:
+                self._greet = self._greet or greet
+                self._state_sent = self._state_sent and state is None
             return
         if resend is not None and resend[0] == stream.game_id:
             self._cursor = min(self._cursor, stream.index_after(resend[1] - 1))
@@ -178,9 +182,7 @@ class Publisher:
                     self._publish(kind, body, retain, seq=entry.seq)
             self._cursor += 1
             self._published_upto = max(self._published_upto, entry.seq)
-        if state is not None and (greet or not self._state_sent):
-            with self._lock:
-                self._state_sent = True
+        if state is not None:
             body = {"game_id": stream.game_id, "seq": max(1, state["seq"]),
                     "last": stream.last_event_upto(state["seq"]), **state["summary"]}
             self._publish("state", body, True)

@@ -96,7 +96,13 @@ def test_twenty_tables_lose_nothing_through_broker_kills_and_a_cut(mosquitto, tm
             (name, len(get(f"{page.url}/api/tables/{name}")["events"]), len(events))
             for name, events in expected.items()]
 
-        glance = {t["table"]: t for t in get(f"{page.url}/api/tables")["tables"]}
+        def glance():
+            return {t["table"]: t for t in get(f"{page.url}/api/tables")["tables"]}
+
+        assert wait_for(lambda: all(t["online"] and t["over"] == (t["game"] != "alchymia") for t in glance().values()),
+                        timeout=10), [(t["table"], t["online"], t["over"], t["events"]) for t in glance().values()
+                                      if not t["online"] or t["over"] != (t["game"] != "alchymia")]
+        glance = glance()
         assert sorted(glance) == sorted(expected)
         assert all(t["online"] and not t["missing"] for t in glance.values())
         assert glance["table-1"]["players"][0] == {"name": "Abigail", "score": 49, "fame": 33, "school": "grey"}
