@@ -49,7 +49,7 @@ class Mosquitto:
         self.port = free_port()
         self.process: subprocess.Popen | None = None
         lines = [f"listener {self.port} 127.0.0.1", "persistence false", "max_queued_messages 100000",
-                 "max_inflight_messages 100", "log_dest stderr", "log_type error",
+                 "max_inflight_messages 100", "set_tcp_nodelay true", "log_dest stderr", "log_type error",
                  f"user {getpass.getuser()}"]  # as root, mosquitto would become "mosquitto" and lose its files
         if users:
             passwords = self.folder / "passwords"

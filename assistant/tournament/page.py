@@ -104,7 +104,7 @@ class Served:
         asyncio.set_event_loop(self.loop)
 
         async def start() -> None:
-            self._runner = web.AppRunner(make_app(hub))
+            self._runner = web.AppRunner(make_app(hub), shutdown_timeout=1.0)  # not a long poll's 25 s
             await self._runner.setup()
             site = web.TCPSite(self._runner, host, port)
             await site.start()

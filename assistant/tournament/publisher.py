@@ -137,6 +137,10 @@ class Publisher:
     def acked(self) -> int:
         return self._acked
 
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
     # -- the publisher's thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -318,3 +322,11 @@ class Publisher:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def close_all(publishers: list[Publisher], timeout: float = 2.0) -> None:
+    """Close many publishers at once (each waits for its broker's goodbye on its own)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(32, len(publishers)))) as pool:
+        list(pool.map(lambda p: p.close(timeout), publishers))

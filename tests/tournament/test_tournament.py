@@ -12,7 +12,7 @@ from assistant.sessions import load_session
 from assistant.tournament.connection import Broker
 from assistant.tournament.hub import Hub
 from assistant.tournament.page import Served
-from assistant.tournament.publisher import Publisher
+from assistant.tournament.publisher import Publisher, close_all
 from assistant.tournament.simulate import SimulatedTable
 
 GAMES = ("alchimiste", "chaudron", "alchymia", "alchemists")
@@ -127,8 +127,7 @@ def test_twenty_tables_lose_nothing_through_broker_kills_and_a_cut(mosquitto, tm
         assert status(f"{page.url}/api/tables/table-99") == 404
         assert hub.rejected == 0 and not [s for s in said if "ignored" in s]
     finally:
-        for publisher in publishers:
-            publisher.close(timeout=0.5)
+        close_all(publishers, timeout=0.5)
         for table in tables:
             table.close()
         cable.close()
