@@ -35,7 +35,13 @@ def make_app(hub: Hub) -> web.Application:
         loop = asyncio.get_running_loop()
         hub.on_change(lambda: loop.call_soon_threadsafe(changed.set))
 
+    async def closing(app: web.Application) -> None:
+        closed.set()
+        changed.set()  # the long polls answer now rather than hold the shutdown
+
     app.on_startup.append(wire)
+    app.on_shutdown.append(closing)
+    closed = asyncio.Event()
     files = {name: (resources.files("assistant.tournament") / "static" / name).read_bytes() for name in STATIC}
 
     def static(name: str):
@@ -65,7 +71,7 @@ def make_app(hub: Hub) -> web.Application:
             changed.clear()  # cleared before looking: a change after this look wakes the wait below
             upto, events = hub.feed_after(after)
             left = deadline - asyncio.get_running_loop().time()
-            if events or left <= 0:
+            if events or left <= 0 or closed.is_set():
                 return web.json_response({"next": upto, "events": events})
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), left)

@@ -89,13 +89,14 @@ class Publisher:
     def update(self, pipeline: Any) -> None:
         """After a frame or a button: follow the pipeline's journal and note its compact state."""
         journal = getattr(pipeline, "journal", None)
-        if journal is None:
-            return
-        state = summary(pipeline.game, pipeline.mode)
-        seq = journal.next_seq - 1
+        if journal is not None:
+            self.note(journal.path, journal.next_seq - 1, summary(pipeline.game, pipeline.mode))
+
+    def note(self, journal_path: str | os.PathLike[str], seq: int, state: dict[str, Any]) -> None:
+        """The journal to follow, its last record's ``seq`` and the compact state as of that record."""
         with self._lock:
-            if self._tail is None or self._tail.path != Path(journal.path):
-                self._tail = JournalTail(journal.path)
+            if self._tail is None or self._tail.path != Path(journal_path):
+                self._tail = JournalTail(journal_path)
             if self._state is None or self._state["summary"] != state or self._state["seq"] != seq:
                 self._state = {"summary": state, "seq": seq}
                 self._state_sent = False
