@@ -96,6 +96,8 @@ class Publisher:
         """The journal to follow, its last record's ``seq`` and the compact state as of that record."""
         with self._lock:
             if self._tail is None or self._tail.path != Path(journal_path):
+                if self._tail is not None:
+                    self._tail.close()
                 self._tail = JournalTail(journal_path)
             if self._state is None or self._state["summary"] != state or self._state["seq"] != seq:
                 self._state = {"summary": state, "seq": seq}
@@ -127,6 +129,8 @@ class Publisher:
         self._wake.set()
         self._thread.join(timeout=2)
         self._write_acked()
+        if self._tail is not None:
+            self._tail.close()
         if self._connected:
             info = self.client.publish(self._topic("status"), self._payload("status", {"online": False}), qos=1,
                                        retain=True)
@@ -162,12 +166,11 @@ class Publisher:
             resend, self._resend = self._resend, None
         if tail is not None:
             for record in tail.new():
-                if tail.restarted or self._stream is None:
-                    tail.restarted = False
-                    if record.kind != "game":
-                        continue  # a journal always starts with its game record
+                if record.seq == 1 and record.kind == "game":  # every journal, every game, starts so
+                    if self._stream is not None:
+                        self._flush(self._stream)  # the end of the game before, read from the archived file
                     self._new_game(record)
-                else:
+                elif self._stream is not None:
                     self._stream.add(record)
         stream = self._stream
         if stream is None:
@@ -180,6 +183,15 @@ class Publisher:
             self._resume_after = min(self._resume_after, resend[1] - 1)
         if greet:
             self._publish_status()
+        self._flush(stream)
+        if state is not None:
+            body = {"game_id": stream.game_id, "seq": max(1, state["seq"]),
+                    "last": stream.last_event_upto(state["seq"]), **state["summary"]}
+            self._publish("state", body, True)
+        self._write_acked()
+
+    def _flush(self, stream: Stream) -> None:
+        """Hand paho the stream's entries not handed over yet, in order."""
         while self._cursor < len(stream.entries):
             entry = stream.entries[self._cursor]
             if entry.seq > self._resume_after:  # the broker acknowledged the others before a restart
@@ -187,11 +199,6 @@ class Publisher:
                     self._publish(kind, body, retain, seq=entry.seq)
             self._cursor += 1
             self._published_upto = max(self._published_upto, entry.seq)
-        if state is not None:
-            body = {"game_id": stream.game_id, "seq": max(1, state["seq"]),
-                    "last": stream.last_event_upto(state["seq"]), **state["summary"]}
-            self._publish("state", body, True)
-        self._write_acked()
 
     def _new_game(self, first) -> None:
         self._stream = Stream.start(first)

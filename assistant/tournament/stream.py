@@ -20,26 +20,33 @@ from assistant.tournament.summary import alerts, result
 
 
 class JournalTail:
-    """The records appended to a journal file since the last call of :meth:`new`. A new game (the file
-    replaced by the live loop, or cut shorter) starts the tail again from its first record."""
+    """The records appended to a journal file since the last call of :meth:`new`. When the live loop starts a
+    new game (the file moved to the archive and a new one begun), the rest of the old file is read first
+    (it stays open), then the new file from its first record."""
 
     def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
+        self._file = None
         self._offset = 0
-        self._inode: int | None = None
-        self.restarted = False
 
     def new(self) -> list[Record]:
+        out = self._read() if self._file is not None else []
         try:
-            with open(self.path, "rb") as f:
-                stat = os.fstat(f.fileno())
-                if stat.st_ino != self._inode or stat.st_size < self._offset:
-                    self._offset, self._inode = 0, stat.st_ino
-                    self.restarted = True
-                f.seek(self._offset)
-                data = f.read()
+            replaced = self._file is None or os.stat(self.path).st_ino != os.fstat(self._file.fileno()).st_ino
         except FileNotFoundError:
-            return []
+            return out
+        if replaced:
+            self.close()
+            try:
+                self._file = open(self.path, "rb")  # noqa: SIM115 (kept open across calls)
+            except FileNotFoundError:
+                return out
+            out += self._read()
+        return out
+
+    def _read(self) -> list[Record]:
+        self._file.seek(self._offset)
+        data = self._file.read()
         end = data.rfind(b"\n") + 1
         out = []
         for raw in data[:end].split(b"\n")[:-1]:
@@ -47,6 +54,11 @@ class JournalTail:
             out.append(Record(obj["seq"], obj["time"], obj["kind"], obj["data"]))
         self._offset += end
         return out
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file, self._offset = None, 0
 
 
 def game_id(first: Record) -> str:

@@ -91,3 +91,39 @@ def test_run_publishes_its_game_and_the_camera_lost_and_says_goodbye(mosquitto, 
             child.kill()
             child.communicate()
         hub.stop()
+
+
+def test_a_new_game_on_the_table_still_publishes_the_end_of_the_one_before(mosquitto, tmp_path, web):
+    from assistant.live.run import archive
+
+    broker = Broker("127.0.0.1", mosquitto.port, "club")
+    hub = Hub(broker)
+    hub.start()
+    first = SimulatedTable("table-1", load_session("alchemists"), tmp_path / "t1")
+    publisher = Publisher(broker, "table-1", first.state_dir)
+    second = None
+    try:
+        first.start()
+        publisher.update(first.pipeline)
+        first.play(len(first.frames))           # the whole game, the reveal at its end...
+        first.close()
+        old = read(archive(first.state_dir / "game.jsonl"))   # ...then the game wheel starts another one
+        second = SimulatedTable("table-1", load_session("chaudron"), tmp_path / "t1")
+        second.start()
+        second.play(20)
+        publisher.update(second.pipeline)       # the publisher looks only now
+        new = read(second.state_dir / "game.jsonl")
+        want = [[r.seq for r in records if r.kind in ("game", "event")] for records in (old, new)]
+
+        def games():
+            view = hub.table("table-1")
+            return view and [[e["seq"] for e in hub.table("table-1", g)["events"]] for g in view["games"]]
+
+        assert web.wait_for(lambda: games() == want, 10), games()
+        assert hub.table("table-1")["game_id"].startswith("chaudron-")
+        assert web.wait_for(lambda: hub.table("table-1", hub.table("table-1")["games"][0])["result"] is not None, 5)
+    finally:
+        publisher.close(timeout=0.5)
+        if second is not None:
+            second.close()
+        hub.stop()
