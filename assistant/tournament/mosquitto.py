@@ -38,9 +38,10 @@ def free_port() -> int:
 
 class Mosquitto:
     """``users``: {name: password} to require a password file (then the ACL: each user writes only under
-    ``alchemy-table/+/<name>/``, the ``hub`` user reads everything and writes the resend requests)."""
+    ``alchemy-table/+/<name>/``, the ``hub`` user reads everything and writes the resend requests).
+    ``tls``: TLS only, with a certificate for 127.0.0.1 signed by a CA made for the occasion (``ca_file``)."""
 
-    def __init__(self, users: dict[str, str] | None = None, hub_user: str = "hub"):
+    def __init__(self, users: dict[str, str] | None = None, hub_user: str = "hub", tls: bool = False):
         program = find()
         if program is None:
             raise FileNotFoundError(2, f"mosquitto is not installed (run: {INSTALL})", "mosquitto")
@@ -62,6 +63,12 @@ class Mosquitto:
             lines += ["allow_anonymous false", f"password_file {passwords}", f"acl_file {acl}"]
         else:
             lines.append("allow_anonymous true")
+        self.ca_file = ""
+        if tls:
+            self.ca_file = str(self.folder / "ca.crt")
+            _certificates(self.folder)
+            lines += [f"cafile {self.ca_file}", f"certfile {self.folder / 'server.crt'}",
+                      f"keyfile {self.folder / 'server.key'}"]
         self.config = self.folder / "mosquitto.conf"
         self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -93,3 +100,15 @@ class Mosquitto:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _certificates(folder: Path) -> None:
+    """A CA and a server certificate for 127.0.0.1 (openssl, as docs/tournament.md does it for a hub)."""
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    (folder / "san.cnf").write_text("subjectAltName=IP:127.0.0.1\n", encoding="utf-8")
+    for command in (["req", "-x509", *key, "-days", "2", "-subj", "/CN=alchemy-table test CA",
+                     "-keyout", "ca.key", "-out", "ca.crt"],
+                    ["req", *key, "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr"],
+                    ["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-days", "2", "-out", "server.crt", "-extfile", "san.cnf"]):
+        subprocess.run(["openssl", *command], cwd=folder, check=True, capture_output=True)

@@ -35,6 +35,16 @@ def secured():
     broker.stop()
 
 
+@pytest.fixture
+def over_tls():
+    """A Mosquitto with a password file, the ACL and TLS only (its CA in ``ca_file``)."""
+    if find() is None:
+        pytest.fail(f"mosquitto is not installed; `make test` installs it as root, or run: sudo {INSTALL}")
+    broker = Mosquitto(users={"table-1": "pw-1", "hub": "pw-hub"}, tls=True).start()
+    yield broker
+    broker.stop()
+
+
 def get(url: str):
     """GET a JSON page (or the text of another), as a referee's browser would."""
     with urllib.request.urlopen(url, timeout=10) as response:

@@ -78,3 +78,26 @@ def _records(table):
     from assistant.journal import read
 
     return read(table.state_dir / "game.jsonl")
+
+
+def test_tables_and_hub_over_tls_with_passwords_and_nothing_in_clear(over_tls, tmp_path, web):
+    tls = {"tls": True, "ca_file": over_tls.ca_file}
+    hub = Hub(Broker("127.0.0.1", over_tls.port, "club", username="hub", password="pw-hub", **tls))
+    hub.start()
+    table = SimulatedTable("table-1", load_session("alchemists"), tmp_path / "t1")
+    publisher = Publisher(Broker("127.0.0.1", over_tls.port, "club", username="table-1", password="pw-1", **tls),
+                          "table-1", table.state_dir)
+    plain, codes = connected(Broker("127.0.0.1", over_tls.port, "club", username="table-1", password="pw-1"), "p")
+    try:
+        table.start()
+        table.play(len(table.frames))
+        publisher.update(table.pipeline)
+        want = [r.seq for r in _records(table) if r.kind in ("game", "event")]
+        assert web.wait_for(lambda: "table-1" in hub.tables and
+                            [e["seq"] for e in hub.tables["table-1"].current.events] == want, 10)
+        assert not codes or codes[0].is_failure   # without TLS the broker does not even answer
+    finally:
+        plain.loop_stop()
+        publisher.close(timeout=0.5)
+        table.close()
+        hub.stop()
