@@ -219,9 +219,6 @@ class Hub:
     def _result(self, view: TableView, body: dict[str, Any]) -> None:
         view.log(body["game_id"]).result = body
 
-    def _resend(self, view: TableView, body: dict[str, Any]) -> None:
-        pass
-
     def _gap(self, game: GameLog) -> None:
         if game.missing and game.gap_since is None:
             game.gap_since = time.monotonic()
