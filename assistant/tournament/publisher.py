@@ -45,19 +45,18 @@ class Publisher:
     """One table's connection to the tournament. ``state_dir`` keeps what the broker acknowledged."""
 
     def __init__(self, broker: Broker, table: str, state_dir: str | os.PathLike[str],
-                 say: Callable[[str], None] | None = None, on_acked: Callable[[str, int], None] | None = None):
+                 say: Callable[[str], None] | None = None):
         self.broker = broker
         self.table = messages.check_name("table", table)
         self.state_dir = Path(state_dir)
         self.say = say or (lambda message: log.info("%s", message))
-        self.on_acked = on_acked       # (game id, seq) once acknowledged: the bench's clock
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = False
         self._tail: JournalTail | None = None
         self._stream: Stream | None = None
         self._cursor = 0               # the next stream entry to hand to paho
-        self._state: dict[str, Any] | None = None   # (last summary, the journal seq it reflects)
+        self._state: dict[str, Any] | None = None   # the last summary and the journal seq it reflects
         self._state_sent = True
         self._camera_lost = False
         self._connected = False
@@ -259,8 +258,6 @@ class Publisher:
             upto = min(self._outstanding) - 1 if self._outstanding else self._published_upto
             if upto > self._acked:
                 self._acked = upto
-                if self.on_acked is not None and self._stream is not None:
-                    self.on_acked(self._stream.game_id, upto)
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
