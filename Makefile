@@ -19,6 +19,8 @@ demo: $(STAMP)
 	$(VENV)/bin/alchemy-table demo
 
 test: $(STAMP)
+	@test -x /usr/sbin/mosquitto || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y mosquitto; } || \
+		{ echo "the tournament tests need Mosquitto: sudo apt-get install -y mosquitto"; exit 1; }
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 

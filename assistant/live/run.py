@@ -36,6 +36,7 @@ from assistant.live.status import LightWatch, Status
 from assistant.live.wheel import GameWheel
 from assistant.stabilise import Stabiliser
 from assistant.table import Response, make_mode, mode_class
+from assistant.tournament import publisher_from_config
 from hardware.buttons import Command
 from hardware.display.screens import Message
 from hardware.leds.patterns import Lights
@@ -155,7 +156,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
     start_game = game or config["table.game"]
     setup = load_setup(setup_path if setup_path or resume_game else config["table.setups"].get(start_game))
     outputs = open_outputs(config)
-    buttons = source = pipeline = pinger = None
+    buttons = source = pipeline = pinger = publisher = None
     previous_term = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         records, journal = resume(path) if resume_game and path.exists() else ((), None)
@@ -183,12 +184,17 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
         status = Status(pipeline.game)
         status.say(f"{pipeline.game}: opening the camera")
+        publisher = publisher_from_config(config, say)
+        if publisher is not None:
+            publisher.update(pipeline)  # the game's start (or where it was resumed), before the camera
         if pinger is not None:
             pinger.start()
 
         def camera_report(message: str) -> None:
             say(message)
             status.camera_lost(message)
+            if publisher is not None:
+                publisher.camera(message)
 
         source = config.open_camera(report=camera_report, heartbeat=pinger.beat if pinger else None)
         recorded = source.name.startswith(("folder ", "video "))
@@ -224,6 +230,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                 before, pipeline = pipeline, press(command.value, pipeline, wheel, outputs)
                 if pipeline is not before:  # the game wheel started another game
                     status.game, status.over = pipeline.game, False
+            if publisher is not None:  # after the journal: the tournament sees only what was committed
+                publisher.update(pipeline)
         if recorded:
             say(f"{source.name}: end of the recording")
         return 0
@@ -239,6 +247,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                     closing.close()
         if pinger is not None:
             pinger.stop()
+        if publisher is not None:
+            publisher.close()
         with contextlib.suppress(OSError, RuntimeError):
             outputs.close()
         if pipeline is not None:
