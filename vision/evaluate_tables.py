@@ -7,7 +7,8 @@ colours`` do; then every frame is read with one reader per table. A sharp frame 
 frame is scored on its own markers); a blurred frame is read as a session meets it: the position known
 from the table's empty board, then re-checked on the blurred frame (``locate(check=True)``), so "found
 under blur" says whether the cached position holds when the markers are smeared. Scores are grouped by
-lighting, by board face (plain, illustrated), by both, and by layout; the rules are ``vision.evaluate``'s.
+lighting, by board face (plain, illustrated), by both, by layout and (in the JSON) by table; the rules are
+``vision.evaluate``'s.
 """
 
 from __future__ import annotations
@@ -44,15 +45,15 @@ def table_folders(folder: Path) -> list[Path]:
 class TableReport:
     tables: int = 0
     groups: dict[str, dict[str, Tally]] = field(default_factory=lambda: {
-        "lighting": {}, "board": {}, "board_lighting": {}, "layout": {}})
+        "lighting": {}, "board": {}, "board_lighting": {}, "layout": {}, "table": {}})
     total: Tally = field(default_factory=Tally)
     notes: list[str] = field(default_factory=list)  # calibration steps that failed, and why
     read_ms: list[float] = field(default_factory=list)
     calibrate_s: list[float] = field(default_factory=list)
 
-    def add(self, tally: Tally, lighting: str, board: str, layout: str) -> None:
+    def add(self, tally: Tally, lighting: str, board: str, layout: str, table: str) -> None:
         for group, key in (("lighting", lighting), ("board", board), ("board_lighting", f"{board} / {lighting}"),
-                           ("layout", layout)):
+                           ("layout", layout), ("table", table)):
             self.groups[group].setdefault(key, Tally()).add(tally)
         self.total.add(tally)
 
@@ -69,7 +70,7 @@ class TableReport:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tables": self.tables}
-        for group in ("lighting", "board", "board_lighting", "layout"):
+        for group in ("lighting", "board", "board_lighting", "layout", "table"):
             out[f"by_{group}"] = {k: t.row() for k, t in self.ordered(group).items()}
         out["all"] = self.total.row()
         out["calibration_notes"] = self.notes
@@ -148,5 +149,5 @@ def evaluate_tables(folder: Path, cards=None) -> TableReport:
                 report.read_ms.append(1000 * (time.perf_counter() - start))
                 tally = score(reading, truth, f"{tdir.name}/{path.name}")
                 report.add(tally, conditions.get("lighting", "unknown"), conditions.get("board", "plain"),
-                           layout.name)
+                           layout.name, tdir.name)
     return report
