@@ -78,13 +78,13 @@ class TableReport:
         return out
 
 
-def _enrolment():
-    """``vision.board.enrol_board`` when this build has it (the empty board, learnt as the camera sees it)."""
+def _optional(module: str, name: str):
+    """``module.name`` when this build has it (the board enrolment and the pieces learnt against it land
+    with the reader that uses them)."""
     try:
-        module = importlib.import_module("vision.board")
+        return getattr(importlib.import_module(module), name, None)
     except ImportError:
         return None
-    return getattr(module, "enrol_board", None)
 
 
 def _image(path: Path):
@@ -96,21 +96,28 @@ def _image(path: Path):
 
 def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibration | None, list[str]]:
     """Calibrate one table into ``out`` as a new user would: ``calibrate board`` on the empty board (when
-    the build has it), then ``calibrate colours`` on the calibration frame. Returns the calibration (None
-    when nothing could be learnt) and a line for each step that failed."""
+    the build has it), then ``calibrate colours`` on the calibration frame, each step as its command does
+    it. Returns the calibration (None when nothing could be learnt) and a line for each step that failed."""
     notes = []
-    enrol = _enrolment()
+    enrol = _optional("vision.board", "enrol_board")
+    learn_pieces = _optional("vision.learn", "learn_pieces")
     if enrol is not None and (folder / EMPTY).is_file():
         try:
-            board = enrol(_image(folder / EMPTY), layout)
+            board = enrol(_image(folder / EMPTY), layout, None, source=str(folder / EMPTY))
             merge_into(out, layout.name, board=board)
         except ValueError as e:
             notes.append(f"{folder.name}: calibrate board: {e}")
     if layout.calibration and (folder / CALIBRATION).is_file():
+        # As ``calibrate colours`` does: the colours, and the pieces against the board when it is enrolled.
         try:
+            frame = _image(folder / CALIBRATION)
             base = load_calibration(out, layout.name) if out.exists() else None
-            learnt = learn_colours(_image(folder / CALIBRATION), layout, base, source=str(folder / CALIBRATION))
-            merge_into(out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2)
+            learnt = learn_colours(frame, layout, base, source=str(folder / CALIBRATION))
+            pieces = {}
+            if learn_pieces is not None and base is not None and getattr(base, "board", None) is not None:
+                pieces = learn_pieces(frame, layout, base, source=str(folder / CALIBRATION))
+            merge_into(out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+                       **({"pieces": pieces} if pieces else {}))
         except ValueError as e:
             notes.append(f"{folder.name}: calibrate colours: {e}")
     return (load_calibration(out, layout.name) if out.exists() else None), notes
