@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 
 from calibration.layout import load_layout
+from vision.evaluate import score
 from vision.locate import detect_markers
 from vision.pieces import piece_shapes
+from vision.reading import CountReading, Reading, ZoneReading
 from vision.render import Conditions, Pose, _set_down, empty_state, lighting_preset, render_frame
 from vision.render.artwork import board_face
 from vision.render.dataset import calibration_frame, set_frame
@@ -168,3 +170,24 @@ def test_table_set_errors_are_one_line(cli, tmp_path):
     assert code == 2 and "--tables" in err and "Traceback" not in err
     code, _, err = cli("render", "--layout", "alchymia", "--out", str(tmp_path / "f.png"), "--tables", "2")
     assert code == 2 and "--set" in err
+
+
+def test_score_counts_confident_reads_under_a_hand_and_splits_trays():
+    truth = {"layout": "x", "markers_visible": [1, 2, 3, 4], "partly_hidden": [],
+             "zones": {"a": "unknown", "b": "unknown", "c": "unknown", "d": "bone"},
+             "counts": {"t1": 4, "t2": 5, "t3": None, "t4": 6},
+             "conditions": {"foreign": ["c"], "blur": {"motion_px": 9.0}}}
+    reading = Reading("x", True, None,
+                      {"a": ZoneReading("bone", 0.8), "b": ZoneReading("unknown", 0.9), "c": ZoneReading("root", 0.9),
+                       "d": ZoneReading("bone", 1.0)},
+                      {"t1": CountReading(4, 1.0), "t2": CountReading(None, 0.0), "t3": CountReading(2, 0.9),
+                       "t4": CountReading(9, 0.7)})
+    t = score(reading, truth)
+    # a and b are under a hand (c holds a foreign object): only a is read with confidence.
+    assert (t.hand_zones, t.hand_confident) == (2, 1)
+    # Trays: t1 exact, t2 unread, t3 counted under a hand and t4 off by 3 are wrong.
+    row = t.row()
+    assert (row["trays"], row["trays_exact_pct"], row["trays_unread_pct"], row["trays_wrong_pct"]) == (4, 25, 25, 50)
+    assert row["worst_count_error"] == 3
+    # A blurred frame counts towards "found under blur", not "board found".
+    assert (row["board_found_blur_pct"], row["board_found_pct"]) == (100, None)
