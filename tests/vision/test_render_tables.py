@@ -16,12 +16,13 @@ import pytest
 from calibration.layout import load_layout
 from vision.evaluate import score
 from vision.locate import detect_markers
-from vision.pieces import piece_shapes
+from vision.pieces import PieceShape, piece_shapes
 from vision.reading import CountReading, Reading, ZoneReading
 from vision.render import Conditions, Pose, _set_down, empty_state, lighting_preset, render_frame
 from vision.render.artwork import board_face
 from vision.render.dataset import calibration_frame, set_frame
-from vision.render.scene import Canvas, light
+from vision.render.lamps import Source
+from vision.render.scene import Canvas, Lighting, Placed, draw_shadows, light
 from vision.render.table import random_table
 from vision.render.variation import motion_kernel, varied_lighting
 
@@ -191,3 +192,32 @@ def test_score_counts_confident_reads_under_a_hand_and_splits_trays():
     assert row["worst_count_error"] == 3
     # A blurred frame counts towards "found under blur", not "board found".
     assert (row["board_found_blur_pct"], row["board_found_pct"]) == (100, None)
+
+
+def test_a_shadow_in_mixed_light_is_lit_by_the_other_source():
+    """Each source casts its own shadow, taking away its own light only: the lamp's shadow is lit by the
+    window, in the window's colour."""
+    layout = load_layout("chaudron")
+    lamp = Source("lamp", (1.0, 0.75, 0.5), 0.6, (-200.0, 120.0), 200.0, 180.0, 45.0)  # warm, from the left
+    window = Source("window", (0.75, 0.9, 1.0), 0.6, (440.0, 120.0), 200.0, 0.0, 45.0)  # cool, from the right
+    lighting = Lighting("mixed", (0.9, 0.9, 0.9), 0.05, shadow=0.6, sources=(lamp, window))
+    tower = Placed("x", PieceShape("cube", (20, 20), 40), (120.0, 120.0), 0.0, (0.6, 0.6, 0.6), 0.0)
+    lit = []
+    for shadows in (False, True):
+        canvas = Canvas((0.0, 0.0), layout.size, 2.0)
+        canvas.image[:] = 0.6
+        if shadows:
+            draw_shadows(canvas, [tower], lighting)
+        light(canvas, layout, lighting)
+        lit.append(canvas.image)
+
+    def redness(img, x_mm):  # red over blue at (x, 120 mm)
+        b, _, r = img[240, int(x_mm * 2)]
+        return r / b
+
+    # The lamp on the left throws its shadow to the right of the piece (bluer there than without it), the
+    # window's to the left (redder); in neither is all the light gone.
+    bare, shaded = lit
+    assert redness(shaded, 150) < 0.9 * redness(bare, 150)
+    assert redness(shaded, 90) > 1.1 * redness(bare, 90)
+    assert shaded[240, 300].min() > 0.3 * bare[240, 300].min()
