@@ -123,8 +123,9 @@ def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibratio
     return (load_calibration(out, layout.name) if out.exists() else None), notes
 
 
-def evaluate_tables(folder: Path, cards=None) -> TableReport:
-    """Calibrate and read every table of the set in ``folder``."""
+def evaluate_tables(folder: Path, cards=None, card_tallies: dict | None = None) -> TableReport:
+    """Calibrate and read every table of the set in ``folder``. ``cards`` and ``card_tallies`` as for
+    ``vision.evaluate.evaluate``: card zones scored apart, per lighting and ``all``."""
     tables = table_folders(folder)
     if not tables:
         raise ValueError(f"{folder}: no table folders (each with a {TABLE_FILE})")
@@ -154,7 +155,13 @@ def evaluate_tables(folder: Path, cards=None) -> TableReport:
                 else:
                     reading = reader.read(frame)
                 report.read_ms.append(1000 * (time.perf_counter() - start))
+                lighting = conditions.get("lighting", "unknown")
                 tally = score(reading, truth, f"{tdir.name}/{path.name}")
-                report.add(tally, conditions.get("lighting", "unknown"), conditions.get("board", "plain"),
-                           layout.name, tdir.name)
+                report.add(tally, lighting, conditions.get("board", "plain"), layout.name, tdir.name)
+                if card_tallies is not None and reader.cards:
+                    from vision.cards.evaluate import CardTally
+                    for key in (lighting, "all"):
+                        card_tallies.setdefault(key, CardTally()).add(
+                            reading, truth, [z.id for z in reader.cards.zones],
+                            reader.cards.times if key == "all" else (), f"{tdir.name}/{path.name}")
     return report
