@@ -20,6 +20,7 @@ from vision.pieces import PieceShape, piece_shapes
 from vision.reading import CountReading, Reading, ZoneReading
 from vision.render import Conditions, Pose, _set_down, empty_state, lighting_preset, render_frame
 from vision.render.artwork import board_face
+from vision.render.camera import make_camera
 from vision.render.dataset import calibration_frame, set_frame
 from vision.render.lamps import Source
 from vision.render.scene import Canvas, Lighting, Placed, draw_shadows, light
@@ -221,3 +222,23 @@ def test_a_shadow_in_mixed_light_is_lit_by_the_other_source():
     assert redness(shaded, 150) < 0.9 * redness(bare, 150)
     assert redness(shaded, 90) > 1.1 * redness(bare, 90)
     assert shaded[240, 300].min() > 0.3 * bare[240, 300].min()
+
+
+def test_a_stacked_seal_shows_the_upper_seal_on_top():
+    layout = load_layout("alchimiste")
+    state = empty_state(layout)
+    spaces = ("track-0", "track-7", "track-14", "track-20", "track-32", "track-45")
+    state["zones"].update(dict.fromkeys(spaces, "seal-red"))
+    pose = Pose(height_mm=800, fill=0.85)
+    c = Conditions(pose=pose, lighting=lighting_preset("daylight"), noise=0, jpeg_quality=None, specular=0,
+                   stacked=tuple((s, "seal-pink") for s in spaces), placement_seed=4)
+    frame, truth = render_frame(layout, state, c, np.random.default_rng(0))
+    assert truth["zones"]["track-0"] == "seal-red" and truth["conditions"]["stacked"]["track-0"] == "seal-pink"
+    camera = make_camera(pose, layout.size)
+    top = piece_shapes(layout)["seal-pink"].height + piece_shapes(layout)["seal-red"].height
+    for space in spaces:
+        # The upper seal's top face, where the camera sees it (its parallax); red, not the pink beneath.
+        seen = camera.lift(np.array([layout.zone(space).center]), top)
+        x, y = camera.project(seen)[0]
+        patch = frame[round(y) - 1:round(y) + 2, round(x) - 1:round(x) + 2].reshape(-1, 3).mean(0)
+        assert patch[0] < 0.5 * patch[2], space
