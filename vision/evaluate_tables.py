@@ -1,9 +1,9 @@
 """Scoring table sets (``render --tables``): each table calibrated as a new user would, then read.
 
-For every table folder: the empty board is enrolled (``vision.board.enrol_board``, when this build has
-it) and the colours learnt from ``calibration.png`` (``vision.learn.learn_colours``), both merged into a
-calibration file by ``calibration.store.merge_into`` exactly as ``calibrate board`` and ``calibrate
-colours`` do; then every frame is read with one reader per table. A sharp frame is located afresh (every
+For every table folder: the empty board is enrolled (``vision.board.enrol_board``; layouts with only
+card places have none) and the colours learnt from ``calibration.png`` (``vision.learn.learn_colours``),
+both merged into a calibration file by ``calibration.store.merge_into`` exactly as ``calibrate board``
+and ``calibrate colours`` do; then every frame is read with one reader per table. A sharp frame is located afresh (every
 frame is scored on its own markers); a blurred frame is read as a session meets it: the position known
 from the table's empty board, then re-checked on the blurred frame (``locate(check=True)``), so "found
 under blur" says whether the cached position holds when the markers are smeared. Scores are grouped by
@@ -13,7 +13,6 @@ lighting, by board face (plain, illustrated), by both, by layout and (in the JSO
 
 from __future__ import annotations
 
-import importlib
 import json
 import statistics
 import tempfile
@@ -26,6 +25,7 @@ import cv2
 
 from calibration.layout import Layout, load_layout
 from calibration.store import Calibration, load_calibration, merge_into
+from vision.board import enrol_board
 from vision.evaluate import Tally, score
 from vision.learn import learn_colours
 from vision.read import Reader
@@ -78,15 +78,6 @@ class TableReport:
         return out
 
 
-def _optional(module: str, name: str):
-    """``module.name`` when this build has it (the board enrolment and the pieces learnt against it land
-    with the reader that uses them)."""
-    try:
-        return getattr(importlib.import_module(module), name, None)
-    except ImportError:
-        return None
-
-
 def _image(path: Path):
     frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if frame is None:
@@ -95,29 +86,22 @@ def _image(path: Path):
 
 
 def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibration | None, list[str]]:
-    """Calibrate one table into ``out`` as a new user would: ``calibrate board`` on the empty board (when
-    the build has it), then ``calibrate colours`` on the calibration frame, each step as its command does
-    it. Returns the calibration (None when nothing could be learnt) and a line for each step that failed."""
+    """Calibrate one table into ``out`` as a new user would: ``calibrate board`` on the empty board, then
+    ``calibrate colours`` on the calibration frame. Returns the calibration (None when nothing could be
+    learnt) and a line for each step that failed."""
     notes = []
-    enrol = _optional("vision.board", "enrol_board")
-    learn_pieces = _optional("vision.learn", "learn_pieces")
-    if enrol is not None and (folder / EMPTY).is_file():
+    if (folder / EMPTY).is_file() and any(z.kind in ("slot", "count") for z in layout.zones):
         try:
-            board = enrol(_image(folder / EMPTY), layout, None, source=str(folder / EMPTY))
+            board = enrol_board(_image(folder / EMPTY), layout)
             merge_into(out, layout.name, board=board)
         except ValueError as e:
             notes.append(f"{folder.name}: calibrate board: {e}")
     if layout.calibration and (folder / CALIBRATION).is_file():
-        # As ``calibrate colours`` does: the colours, and the pieces against the board when it is enrolled.
         try:
-            frame = _image(folder / CALIBRATION)
             base = load_calibration(out, layout.name) if out.exists() else None
-            learnt = learn_colours(frame, layout, base, source=str(folder / CALIBRATION))
-            pieces = {}
-            if learn_pieces is not None and base is not None and getattr(base, "board", None) is not None:
-                pieces = learn_pieces(frame, layout, base, source=str(folder / CALIBRATION))
+            learnt = learn_colours(_image(folder / CALIBRATION), layout, base, source=str(folder / CALIBRATION))
             merge_into(out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-                       **({"pieces": pieces} if pieces else {}))
+                       **({"pieces": learnt.pieces} if learnt.pieces else {}))
         except ValueError as e:
             notes.append(f"{folder.name}: calibrate colours: {e}")
     return (load_calibration(out, layout.name) if out.exists() else None), notes

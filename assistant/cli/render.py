@@ -22,6 +22,7 @@ from calibration.layout import default_layouts, load_layout
 from vision.render import LIGHTINGS, calibration_state, lighting_preset, load_state, random_conditions, random_state
 from vision.render import render_frame as render_one
 from vision.render.dataset import write_frame, write_set
+from vision.render.deck import CardStyle
 from vision.render.table import write_tables
 
 
@@ -39,6 +40,9 @@ def register(sub) -> None:
     hand.add_argument("--hand", action="store_true", default=None, help="a hand over the board")
     hand.add_argument("--no-hand", dest="hand", action="store_false", help="no hand")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--deck", type=int, metavar="N", help="cards drawn from deck N: families of look-alikes, sleeves, "
+                                                         "glare, bowed and moving cards (vision/render/deck.py)")
+    p.add_argument("--still", action="store_true", help="with --deck: cards lie still, no glare (an enrolment photo)")
     p.add_argument("--set", metavar="DIR", help="write an evaluation set of --frames frames into DIR")
     p.add_argument("--frames", type=int, default=400, help="frames in the --set (default 400)")
     p.add_argument("--hands", type=float, default=1 / 6, help="fraction of --set frames with a hand (default 1/6)")
@@ -64,7 +68,8 @@ def run(args) -> int:
         if not 0 <= args.hands <= 1:
             raise ValueError(f"--hands: expected a fraction 0..1, got {args.hands}")
         n = 0
-        for n, path in enumerate(write_set(Path(args.set), layouts, args.frames, args.seed, args.hands), 1):
+        for n, path in enumerate(write_set(Path(args.set), layouts, args.frames, args.seed, args.hands, deck=args.deck),
+                                 1):
             if n % 50 == 0:
                 print(f"{n} frames ... {path}")
         print(f"{n} frames with their truth written to {args.set}")
@@ -85,6 +90,8 @@ def run(args) -> int:
                                    hand=False if args.calibration_frame else args.hand, foreign=False)
     if args.calibration_frame:
         conditions = replace(conditions, lighting=lighting_preset(args.lighting or "daylight"))
+    if args.deck is not None:
+        conditions = replace(conditions, cards=CardStyle(args.deck, handled=not args.still))
     frame, truth = render_one(layout, state, conditions, rng)
     out = Path(args.out)
     write_frame(out, frame, truth)

@@ -32,6 +32,7 @@ from vision.render.artwork import Artwork, paint_artwork
 from vision.render.camera import FRAME_SIZE, Pose, make_camera, warp_to_frame
 from vision.render.cards import draw_card, draw_finger, finger_polygon, foreign_card, place_card
 from vision.render.components import PieceSet
+from vision.render.deck import CardStyle
 from vision.render.scene import (
     Canvas,
     Hand,
@@ -109,6 +110,7 @@ class Conditions:
     motion_blur_px: float = 0.0  # camera shake: a straight blur this many pixels long ...
     motion_blur_deg: float = 0.0  # ... in this direction
     defocus_px: float = 0.0  # out of focus: a disc blur of this radius
+    cards: CardStyle | None = None  # cards of a deck of look-alike families (vision/render/deck.py); None: plain
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -292,9 +294,9 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     anchors: dict[int, tuple[float, float]] = {}  # a seal under another is drawn in its place in the order
     for z in layout.zones:
         if z.kind == "card" and z.id in c.foreign:
-            pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm))
+            pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm, c.cards))
         elif z.kind == "card" and state["zones"][z.id] != "empty":
-            pieces.append(place_card(z, state["zones"][z.id], layout, c.placement_seed, c.jitter_mm))
+            pieces.append(place_card(z, state["zones"][z.id], layout, c.placement_seed, c.jitter_mm, c.cards))
         elif z.id in c.foreign:
             pieces.append(_foreign_piece(z, layout, c))
         elif z.kind == "slot" and state["zones"][z.id] != "empty":
