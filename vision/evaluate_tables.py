@@ -7,7 +7,8 @@ and ``calibrate colours`` do; then every frame is read with one reader per table
 frame is scored on its own markers); a blurred frame is read as a session meets it: the position known
 from the table's empty board, then re-checked on the blurred frame (``locate(check=True)``), so "found
 under blur" says whether the cached position holds when the markers are smeared. Scores are grouped by
-lighting, by board face (plain, illustrated), by both, and by layout; the rules are ``vision.evaluate``'s.
+lighting, by board face (plain, illustrated), by both, by layout and (in the JSON) by table; the rules are
+``vision.evaluate``'s.
 """
 
 from __future__ import annotations
@@ -44,15 +45,15 @@ def table_folders(folder: Path) -> list[Path]:
 class TableReport:
     tables: int = 0
     groups: dict[str, dict[str, Tally]] = field(default_factory=lambda: {
-        "lighting": {}, "board": {}, "board_lighting": {}, "layout": {}})
+        "lighting": {}, "board": {}, "board_lighting": {}, "layout": {}, "table": {}})
     total: Tally = field(default_factory=Tally)
     notes: list[str] = field(default_factory=list)  # calibration steps that failed, and why
     read_ms: list[float] = field(default_factory=list)
     calibrate_s: list[float] = field(default_factory=list)
 
-    def add(self, tally: Tally, lighting: str, board: str, layout: str) -> None:
+    def add(self, tally: Tally, lighting: str, board: str, layout: str, table: str) -> None:
         for group, key in (("lighting", lighting), ("board", board), ("board_lighting", f"{board} / {lighting}"),
-                           ("layout", layout)):
+                           ("layout", layout), ("table", table)):
             self.groups[group].setdefault(key, Tally()).add(tally)
         self.total.add(tally)
 
@@ -69,7 +70,7 @@ class TableReport:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tables": self.tables}
-        for group in ("lighting", "board", "board_lighting", "layout"):
+        for group in ("lighting", "board", "board_lighting", "layout", "table"):
             out[f"by_{group}"] = {k: t.row() for k, t in self.ordered(group).items()}
         out["all"] = self.total.row()
         out["calibration_notes"] = self.notes
@@ -106,8 +107,9 @@ def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibratio
     return (load_calibration(out, layout.name) if out.exists() else None), notes
 
 
-def evaluate_tables(folder: Path, cards=None) -> TableReport:
-    """Calibrate and read every table of the set in ``folder``."""
+def evaluate_tables(folder: Path, cards=None, card_tallies: dict | None = None) -> TableReport:
+    """Calibrate and read every table of the set in ``folder``. ``cards`` and ``card_tallies`` as for
+    ``vision.evaluate.evaluate``: card zones scored apart, per lighting and ``all``."""
     tables = table_folders(folder)
     if not tables:
         raise ValueError(f"{folder}: no table folders (each with a {TABLE_FILE})")
@@ -137,7 +139,13 @@ def evaluate_tables(folder: Path, cards=None) -> TableReport:
                 else:
                     reading = reader.read(frame)
                 report.read_ms.append(1000 * (time.perf_counter() - start))
+                lighting = conditions.get("lighting", "unknown")
                 tally = score(reading, truth, f"{tdir.name}/{path.name}")
-                report.add(tally, conditions.get("lighting", "unknown"), conditions.get("board", "plain"),
-                           layout.name)
+                report.add(tally, lighting, conditions.get("board", "plain"), layout.name, tdir.name)
+                if card_tallies is not None and reader.cards:
+                    from vision.cards.evaluate import CardTally
+                    for key in (lighting, "all"):
+                        card_tallies.setdefault(key, CardTally()).add(
+                            reading, truth, [z.id for z in reader.cards.zones],
+                            reader.cards.times if key == "all" else (), f"{tdir.name}/{path.name}")
     return report

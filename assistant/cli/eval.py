@@ -64,10 +64,14 @@ def _tables(args) -> int:
     if args.calibration:
         raise ValueError("--calibration: a table set is calibrated table by table from its own frames")
     start = time.perf_counter()
-    report = evaluate_tables(Path(args.folder), CardLibrary(args.cards) if args.cards else None)
+    card_tallies: dict = {}
+    report = evaluate_tables(Path(args.folder), CardLibrary(args.cards) if args.cards else None, card_tallies)
     took = time.perf_counter() - start
+    card_tallies = {k: v for k, v in sorted(card_tallies.items(), key=lambda kv: kv[0] == "all")
+                    if v.views + v.strangers}
     if args.json:
-        print(json.dumps({**report.to_dict(), "seconds": round(took, 1)}, indent=2))
+        cards = {"cards": {name: t.row() for name, t in card_tallies.items()}} if card_tallies else {}
+        print(json.dumps({**report.to_dict(), **cards, "seconds": round(took, 1)}, indent=2))
         return 0
     print(f"{report.tables} tables, {report.total.frames} frames, each table calibrated from its own empty board "
           f"and calibration frame\n")
@@ -75,6 +79,9 @@ def _tables(args) -> int:
                          ("layout", "layout")):
         print(format_table({**report.ordered(group), **({"all": report.total} if group == "lighting" else {})},
                            first) + "\n")
+    if card_tallies:
+        print("Card zones:\n" + format_cards(card_tallies))
+        print("(no --cards folder: card zones can only read empty or unknown)\n" if args.cards is None else "")
     for note in report.notes:
         print(f"calibration failed: {note}")
     timing = report.timing()

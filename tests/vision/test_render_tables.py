@@ -14,12 +14,16 @@ import numpy as np
 import pytest
 
 from calibration.layout import load_layout
+from vision.evaluate import score
 from vision.locate import detect_markers
-from vision.pieces import piece_shapes
+from vision.pieces import PieceShape, piece_shapes
+from vision.reading import CountReading, Reading, ZoneReading
 from vision.render import Conditions, Pose, _set_down, empty_state, lighting_preset, render_frame
 from vision.render.artwork import board_face
+from vision.render.camera import make_camera
 from vision.render.dataset import calibration_frame, set_frame
-from vision.render.scene import Canvas, light
+from vision.render.lamps import Source
+from vision.render.scene import Canvas, Lighting, Placed, draw_shadows, light
 from vision.render.table import random_table
 from vision.render.variation import motion_kernel, varied_lighting
 
@@ -168,3 +172,73 @@ def test_table_set_errors_are_one_line(cli, tmp_path):
     assert code == 2 and "--tables" in err and "Traceback" not in err
     code, _, err = cli("render", "--layout", "alchymia", "--out", str(tmp_path / "f.png"), "--tables", "2")
     assert code == 2 and "--set" in err
+
+
+def test_score_counts_confident_reads_under_a_hand_and_splits_trays():
+    truth = {"layout": "x", "markers_visible": [1, 2, 3, 4], "partly_hidden": [],
+             "zones": {"a": "unknown", "b": "unknown", "c": "unknown", "d": "bone"},
+             "counts": {"t1": 4, "t2": 5, "t3": None, "t4": 6},
+             "conditions": {"foreign": ["c"], "blur": {"motion_px": 9.0}}}
+    reading = Reading("x", True, None,
+                      {"a": ZoneReading("bone", 0.8), "b": ZoneReading("unknown", 0.9), "c": ZoneReading("root", 0.9),
+                       "d": ZoneReading("bone", 1.0)},
+                      {"t1": CountReading(4, 1.0), "t2": CountReading(None, 0.0), "t3": CountReading(2, 0.9),
+                       "t4": CountReading(9, 0.7)})
+    t = score(reading, truth)
+    # a and b are under a hand (c holds a foreign object): only a is read with confidence.
+    assert (t.hand_zones, t.hand_confident) == (2, 1)
+    # Trays: t1 exact, t2 unread, t3 counted under a hand and t4 off by 3 are wrong.
+    row = t.row()
+    assert (row["trays"], row["trays_exact_pct"], row["trays_unread_pct"], row["trays_wrong_pct"]) == (4, 25, 25, 50)
+    assert row["worst_count_error"] == 3
+    # A blurred frame counts towards "found under blur", not "board found".
+    assert (row["board_found_blur_pct"], row["board_found_pct"]) == (100, None)
+
+
+def test_a_shadow_in_mixed_light_is_lit_by_the_other_source():
+    """Each source casts its own shadow, taking away its own light only: the lamp's shadow is lit by the
+    window, in the window's colour."""
+    layout = load_layout("chaudron")
+    lamp = Source("lamp", (1.0, 0.75, 0.5), 0.6, (-200.0, 120.0), 200.0, 180.0, 45.0)  # warm, from the left
+    window = Source("window", (0.75, 0.9, 1.0), 0.6, (440.0, 120.0), 200.0, 0.0, 45.0)  # cool, from the right
+    lighting = Lighting("mixed", (0.9, 0.9, 0.9), 0.05, shadow=0.6, sources=(lamp, window))
+    tower = Placed("x", PieceShape("cube", (20, 20), 40), (120.0, 120.0), 0.0, (0.6, 0.6, 0.6), 0.0)
+    lit = []
+    for shadows in (False, True):
+        canvas = Canvas((0.0, 0.0), layout.size, 2.0)
+        canvas.image[:] = 0.6
+        if shadows:
+            draw_shadows(canvas, [tower], lighting)
+        light(canvas, layout, lighting)
+        lit.append(canvas.image)
+
+    def redness(img, x_mm):  # red over blue at (x, 120 mm)
+        b, _, r = img[240, int(x_mm * 2)]
+        return r / b
+
+    # The lamp on the left throws its shadow to the right of the piece (bluer there than without it), the
+    # window's to the left (redder); in neither is all the light gone.
+    bare, shaded = lit
+    assert redness(shaded, 150) < 0.9 * redness(bare, 150)
+    assert redness(shaded, 90) > 1.1 * redness(bare, 90)
+    assert shaded[240, 300].min() > 0.3 * bare[240, 300].min()
+
+
+def test_a_stacked_seal_shows_the_upper_seal_on_top():
+    layout = load_layout("alchimiste")
+    state = empty_state(layout)
+    spaces = ("track-0", "track-7", "track-14", "track-20", "track-32", "track-45")
+    state["zones"].update(dict.fromkeys(spaces, "seal-red"))
+    pose = Pose(height_mm=800, fill=0.85)
+    c = Conditions(pose=pose, lighting=lighting_preset("daylight"), noise=0, jpeg_quality=None, specular=0,
+                   stacked=tuple((s, "seal-pink") for s in spaces), placement_seed=4)
+    frame, truth = render_frame(layout, state, c, np.random.default_rng(0))
+    assert truth["zones"]["track-0"] == "seal-red" and truth["conditions"]["stacked"]["track-0"] == "seal-pink"
+    camera = make_camera(pose, layout.size)
+    top = piece_shapes(layout)["seal-pink"].height + piece_shapes(layout)["seal-red"].height
+    for space in spaces:
+        # The upper seal's top face, where the camera sees it (its parallax); red, not the pink beneath.
+        seen = camera.lift(np.array([layout.zone(space).center]), top)
+        x, y = camera.project(seen)[0]
+        patch = frame[round(y) - 1:round(y) + 2, round(x) - 1:round(x) + 2].reshape(-1, 3).mean(0)
+        assert patch[0] < 0.5 * patch[2], space

@@ -199,14 +199,14 @@ def _set_down(zone: Zone, label: str, shape: PieceShape, bgr, c: Conditions, pla
     return Placed(label, shape, (float(centre[0]), float(centre[1])), angle, bgr, spec)
 
 
-def _stack(top: Placed, below: str, shapes: dict[str, PieceShape], colours, c: Conditions) -> list[Placed]:
-    """A seal of label ``below`` under ``top`` (two seals on one fame-track space), peeking out 1-4 mm."""
+def _stack(top: Placed, below: str, shapes: dict[str, PieceShape], colours, c: Conditions) -> tuple[Placed, Placed]:
+    """A seal of label ``below`` under ``top`` (two seals on one fame-track space), peeking out 1-4 mm:
+    (the lower seal, the upper one standing on it)."""
     rng = _zone_rng(c.placement_seed, "stack/" + str(top.center))
     shift = rng.uniform(1, 4) * np.array([math.cos(a := rng.uniform(0, 2 * math.pi)), math.sin(a)])
     lower = Placed(below, shapes[below], (top.center[0] + shift[0], top.center[1] + shift[1]),
                    float(rng.uniform(0, 360)), colours[below], 0.0)
-    # Drawn in order of distance from the camera: the lower seal shares the upper one's centre for that.
-    return [lower, replace(top, base_mm=shapes[below].height)]
+    return lower, replace(top, base_mm=shapes[below].height)
 
 
 def _pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], colours, c: Conditions) -> list[Placed]:
@@ -291,6 +291,7 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
                for label in layout.palette}
     pieces: list[Placed] = []
     stacked = dict(c.stacked)
+    anchors: dict[int, tuple[float, float]] = {}  # a seal under another is drawn in its place in the order
     for z in layout.zones:
         if z.kind == "card" and z.id in c.foreign:
             pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm, c.cards))
@@ -301,13 +302,18 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
         elif z.kind == "slot" and state["zones"][z.id] != "empty":
             label = state["zones"][z.id]
             piece = _slot_piece(z, label, shapes[label], colours[label], c, pieces)
-            pieces.extend(_stack(piece, stacked[z.id], shapes, colours, c) if z.id in stacked else [piece])
+            if z.id in stacked:
+                lower, piece = _stack(piece, stacked[z.id], shapes, colours, c)
+                anchors[id(lower)] = piece.center
+                pieces.append(lower)
+            pieces.append(piece)
         elif z.kind == "count":
             pieces.extend(_pile(z, state["counts"][z.id], shapes, colours, c))
     skin, sleeve = hand_polygons(c.hand) if c.hand else ([], [])
     draw_shadows(canvas, pieces, c.lighting)
     nadir = camera.C[:2]
-    for p in sorted(pieces, key=lambda p: (-float(np.linalg.norm(np.asarray(p.center) - nadir)), p.base_mm)):
+    for p in sorted(pieces, key=lambda p: (-float(np.linalg.norm(np.asarray(anchors.get(id(p), p.center)) - nadir)),
+                                           p.base_mm)):
         (draw_card if p.shape.kind == "card" else draw_piece)(canvas, camera, p, c.lighting)
     _draw_fingers(canvas, layout, pieces, c)
     if c.hand:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -34,7 +34,9 @@ class Placed:
     angle_deg: float
     bgr: tuple[float, float, float]
     specular: float  # 0: matte; up to 1: a bright highlight on the top face
-    base_mm: float = 0.0  # what it stands on: a seal stacked on another stands on that seal's height
+    # What it stands on (a seal stacked on another: that seal's height); by keyword only, so that a subclass's
+    # own fields (vision/render/cards.py) follow ``specular`` when given in order.
+    base_mm: float = field(default=0.0, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -234,10 +236,10 @@ def _source_shadows(canvas: Canvas, lighting: Lighting, mask_for: Callable[[Ligh
     (in its colour): what is left in a lamp's shadow is the window's light."""
     fields = _light_fields(canvas, lighting)
     total = sum(fields[1:], fields[0])
-    for src, field in zip(lighting.sources, fields[1:], strict=True):
+    for src, share in zip(lighting.sources, fields[1:], strict=True):
         one = replace(lighting, azimuth_deg=src.azimuth_deg, elevation_deg=src.elevation_deg, sources=())
         mask = np.clip(mask_for(one), 0, 1)
-        canvas.image *= 1 - (lighting.shadow * depth * mask)[..., None] * (field / total)
+        canvas.image *= 1 - (lighting.shadow * depth * mask)[..., None] * (share / total)
 
 
 def _light_fields(canvas: Canvas, lighting: Lighting) -> list[np.ndarray]:
