@@ -82,6 +82,19 @@ def _str(v):
     return None if isinstance(v, str) else f"must be a string, not {v!r}"
 
 
+def _listen(v):
+    if not isinstance(v, str | int) or isinstance(v, bool):
+        return "expected PORT or HOST:PORT, e.g. \"8080\""
+    if str(v).strip() == "":
+        return None
+    from assistant.web.server import parse_listen
+    try:
+        parse_listen(v)
+    except ValueError:
+        return f"expected PORT or HOST:PORT (a port 0..65535), got {v!r}"
+    return None
+
+
 def _device(v):
     if isinstance(v, bool) or not isinstance(v, int | str):
         return f"must be a camera index (0 for /dev/video0) or a stream URL, not {v!r}"
@@ -162,6 +175,7 @@ SETTINGS = (
     Setting("buttons.encoder_b", 27, _int(0, 27, optional=True), "GPIO of the game wheel's B contact"),
     Setting("buttons.bounce_ms", 20, _int(0, 1000), "debounce time"),
     Setting("service.stall_s", 20.0, _float(1), "main loop silent this long: stop the watchdog pings"),
+    Setting("web.listen", "", _listen, "the table's page: PORT (all addresses) or HOST:PORT; empty: not served"),
 )
 SCHEMA = {s.key: s for s in SETTINGS}
 SECTIONS = tuple(dict.fromkeys(k.split(".")[0] for k in SCHEMA))
