@@ -72,6 +72,7 @@ class Hub:
         self.leds: dict[str, list[tuple[int, int, int]]] = {}
         self.state: Any = None
         self.private_screen: Any = None     # the screen answering a private scan (hidden on the shared page)
+        self.private_who: str | None = None
         self.over = False
         self.steps = 0
         self.commit_time: float | None = None   # wall clock of the last answer (the browser test's latency)
@@ -195,7 +196,8 @@ class Hub:
                 "board_found": seen.board_found if seen else None,
                 "missing": seen.missing if seen else [],
                 "screen": ({"screen": "hidden", "title": "A player's scan",
-                            "text": "the answer is on the scanning player's page"} if private
+                            "text": (f"the answer is on {self.private_who}'s page" if self.private_who
+                                     else "the answer is on the table's display")} if private
                            else describe_screen(self.screen)),
                 "leds": {} if private else {g: [list(c) for c in colours] for g, colours in self.leds.items()},
                 "events": list(self.events),
@@ -213,7 +215,7 @@ class Hub:
         for event in step.events:
             if self.game == "alchemists" and event.kind in PRIVATE_KINDS:
                 private = True
-                who = self.players.record(event)
+                who = self.private_who = self.players.record(event)
                 message = (f"{who}: {event.kind}; the answer is on {who}'s page" if who
                            else f"{event.kind}: the answer is on the table's display")
                 self.events.append({"kind": event.kind, "message": message, "legal": None,

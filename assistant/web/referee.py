@@ -36,7 +36,9 @@ def judge(fields: dict[str, str], photo: bytes | None, seen: Any, hub: Any) -> d
             if not value.strip().isdigit():
                 raise ValueError(f"{key}: expected a number of cubes, got {value.strip()!r}")
             hand[key.removeprefix("count-")] = int(value)
-    if photo is not None:
+    if photo:
+        if not photo.startswith((b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")):
+            raise ValueError("photo: not a picture (send a JPEG or PNG of the table)")
         frame = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
         if frame is None:
             raise ValueError("photo: not a picture (send a JPEG or PNG of the table)")

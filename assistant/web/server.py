@@ -333,18 +333,13 @@ class App:
 
     async def referee(self, request: web.Request) -> web.Response:
         self.require_pin(request)
-        if not request.content_type.startswith("multipart/"):
+        if request.content_type not in ("multipart/form-data", "application/x-www-form-urlencoded"):
             raise refuse(400, "the referee takes a form (multipart/form-data): the players, and a photo or "
                               "'use the live frame'")
-        fields: dict[str, str] = {}
-        photo: bytes | None = None
-        reader = await request.multipart()
-        async for part in reader:
-            if part.name == "photo":
-                photo = bytes(await part.read())
-                photo = photo or None
-            elif part.name:
-                fields[part.name] = (await part.text())[:100_000]
+        form = await request.post()
+        fields = {k: v[:100_000] for k, v in form.items() if isinstance(v, str)}
+        upload = form.get("photo")
+        photo = upload.file.read() if isinstance(upload, web.FileField) else None
         seen = self.hub.seen
         try:
             out = await asyncio.get_running_loop().run_in_executor(None, referee.judge, fields, photo, seen,

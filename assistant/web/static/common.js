@@ -51,7 +51,8 @@ const table = {
     const box = document.getElementById("pin");
     if (!box) return;
     const input = box.querySelector("input"), note = document.getElementById("pin-note");
-    box.querySelector("[data-do=unlock]").onclick = async () => {
+    box.onsubmit = async (event) => {
+      event.preventDefault();
       try { await table.post("/api/unlock", {pin: input.value}); input.value = ""; table.say(note, "");
             onChange && onChange(true); }
       catch (e) { table.say(note, e.message, "error"); }

@@ -29,7 +29,8 @@ function drawStrip(leds) {
   const strip = $("strip");
   strip.replaceChildren(...Object.entries(leds).map(([group, colours]) => table.el("span",
     {className: "group", title: group},
-    ...colours.map((c) => table.el("span", {className: "led", style: `background: rgb(${c.join(",")})`})))));
+    ...colours.map((c) => { const led = table.el("span", {className: "led"});
+                            led.style.background = `rgb(${c.join(",")})`; return led; }))));
 }
 
 function drawState(state) {
