@@ -185,7 +185,7 @@ class App:
                     await response.write(b": still here\n\n")
                     continue
                 await _send(response, kind, self.hub.status(unlocked) if kind == "status" else data)
-        except (ConnectionResetError, asyncio.CancelledError):
+        except ConnectionResetError:  # the viewer left
             pass
         finally:
             self.subscribers.discard(queue)
@@ -263,6 +263,7 @@ class App:
             token = self.hub.players.join(str(data.get("name", "")), str(data.get("code", "")))
         except PlayerError as e:
             raise refuse(403 if "code" in str(e).split(":")[0] else 400, str(e)) from None
+        self.publish("status", None)
         response = web.json_response({"joined": " ".join(str(data.get("name")).split())})
         set_cookie(response, PLAYER_COOKIE, token)
         return response
@@ -418,6 +419,10 @@ class WebServer:
         self._ready.set()
         loop.run_forever()
         loop.run_until_complete(self._runner.cleanup())
+        pending = asyncio.all_tasks(loop)  # the viewers' streams still open
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.close()
 
     def stop(self) -> None:

@@ -72,6 +72,14 @@ def _base(path: Path, layout_name: str):
     return load_calibration(path, layout_name) if path.exists() else None
 
 
+def _reading_calibration(path: Path | None, layout_name: str):
+    """The table's calibration for reading ``layout_name``: none when the file is for another board."""
+    if path is None or not path.exists():
+        return None
+    calibration = load_calibration(path)
+    return calibration if calibration.layout == layout_name else None
+
+
 def _reread(seen: Any, layout, calibration, cards: Path | None = None) -> tuple[dict[str, Any], str]:
     from vision.annotate import annotate
     from vision.read import Reader
@@ -89,8 +97,7 @@ def guide(hub: Any, seen: Any, name: str) -> bytes:
     from vision.read import Reader
 
     layout = _layout(hub, name)
-    path = hub.calibration_path
-    calibration = _base(path, layout.name) if path is not None else None
+    calibration = _reading_calibration(hub.calibration_path, layout.name)
     location = Reader(layout, calibration).locator.locate(seen.frame)
     out = seen.frame.copy()
     if not location.found:
@@ -159,8 +166,7 @@ def card(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"zone: {zone!r} is not a card place of {layout.name} ({', '.join(zones)})")
     if hub.cards_path is None:
         raise ValueError("this table has no cards folder to write to (start it with --cards DIR)")
-    path = hub.calibration_path
-    calibration = _base(path, layout.name) if path is not None else None
+    calibration = _reading_calibration(hub.calibration_path, layout.name)
     found = cards_shown(seen.frame, layout, calibration, "the live frame", zone)
     if not found:
         raise ValueError(f"no card found in {zone or 'any card place'} of {layout.name}: lay it whole and flat")

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 LIVE = Path(__file__).parent.parent / "live"
+SETUPS = {"chaudron": {"players": 2},
+          "alchimiste": {"players": [{"name": "Abigail", "seal": "red"}, {"name": "Merlin", "seal": "white"}]}}
 
 
 class Table:
@@ -20,6 +22,7 @@ class Table:
         from assistant.web import Hub
         from assistant.web.server import WebServer
 
+        tmp.mkdir(parents=True, exist_ok=True)
         self.frames = frames
         self.commands = commands or {}
         self.hub = Hub(calibration=tmp / "calibration.json", cards=tmp / "cards")
@@ -97,17 +100,23 @@ def alchemists_table(alchemists_frames, tmp_path):
 
 
 @pytest.fixture(scope="session")
-def calibration_frames():
-    """``calibration_frames(layout)`` -> the layout's rendered colour-calibration frame (BGR), made once."""
+def calibration_frames(request):
+    """``calibration_frames(layout)`` -> the layout's rendered colour-calibration frame (BGR), rendered once
+    into pytest's cache folder (PNG, lossless: the same frame every run)."""
+    import cv2
+
     from calibration.layout import load_layout
     from vision.render.dataset import calibration_frame
 
-    cache: dict[str, object] = {}
+    folder = request.config.cache.mkdir("web-frames")
 
     def get(name: str):
-        if name not in cache:
-            cache[name] = calibration_frame(load_layout(name), seed=3)[0]
-        return cache[name]
+        path = folder / f"calibration-{name}.png"
+        frame = cv2.imread(str(path)) if path.exists() else None
+        if frame is None:
+            frame = calibration_frame(load_layout(name), seed=3)[0]
+            cv2.imwrite(str(path), frame)
+        return frame
 
     return get
 
@@ -122,7 +131,7 @@ def still_table(calibration_frames, tmp_path):
 
     def make(game: str, layout: str) -> Table:
         frame = calibration_frames(layout)
-        table = Table(game, [frame] * 4, Boards.single(load_layout(layout)), {}, tmp_path)
+        table = Table(game, [frame] * 4, Boards.single(load_layout(layout)), SETUPS[game], tmp_path / layout)
         table.feed(3)
         made.append(table)
         return table

@@ -9,6 +9,7 @@ function render(s) {
   if (s.steps !== shownSteps) {
     shownSteps = s.steps;
     $("display").src = `/display.png?step=${s.steps}`;
+    $("display").alt = screenText(s.screen);
     const list = $("events");
     list.replaceChildren(...s.events.slice().reverse().map((e) => table.el("li", {},
       table.el("span", {className: "at", textContent: `${e.at} · ${e.kind} `}),
@@ -23,6 +24,14 @@ function render(s) {
   $("players-box").classList.toggle("hidden", s.game !== "alchemists");
   $("players").textContent = s.players.length ? s.players.join(", ") : "nobody yet";
   $("scanner").textContent = s.scanner || "nobody";
+}
+
+function screenText(screen) {
+  if (!screen) return "the table's display: blank";
+  const rows = (screen.rows || []).map((r) => r.join(" ")), items = screen.items || [];
+  return ["the table's display:", screen.title || screen.label || "", screen.text || "", ...rows, ...items,
+          screen.value !== undefined ? `${screen.value} of ${screen.maximum}` : "", screen.note || ""]
+    .filter((t) => t !== "").join(" · ");
 }
 
 function drawStrip(leds) {
