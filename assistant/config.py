@@ -175,7 +175,7 @@ SETTINGS = (
     Setting("buttons.encoder_b", 27, _int(0, 27, optional=True), "GPIO of the game wheel's B contact"),
     Setting("buttons.bounce_ms", 20, _int(0, 1000), "debounce time"),
     Setting("service.stall_s", 20.0, _float(1), "main loop silent this long: stop the watchdog pings"),
-    Setting("web.listen", "", _listen, "the table's page: PORT (all addresses) or HOST:PORT; empty: not served"),
+    Setting("web.listen", "8080", _listen, "the table's page: PORT (all addresses) or HOST:PORT; \"\": not served"),
 )
 SCHEMA = {s.key: s for s in SETTINGS}
 SECTIONS = tuple(dict.fromkeys(k.split(".")[0] for k in SCHEMA))

@@ -31,7 +31,7 @@ def register(sub) -> None:
                                                  "present)")
     p.add_argument("--journal", metavar="FILE", help="journal file (default: STATE_DIR/game.jsonl)")
     p.add_argument("--web", metavar="[HOST:]PORT", help="serve the table's page on this port (all addresses) or "
-                                                       "HOST:PORT (default: web.listen; off when empty)")
+                                                       "HOST:PORT (default: web.listen, 8080; \"\" for none)")
     add_arguments(p)
     p.set_defaults(run=run)
 

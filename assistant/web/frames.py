@@ -1,5 +1,6 @@
 """The live picture: each frame annotated and encoded (JPEG) once for every viewer, at most 5 times a second,
-in a thread of its own, and only while someone is watching; the loop's thread never waits for it.
+in a thread of its own, and only while someone is watching; the loop's thread never waits for it, nor is it
+asked to do anything for it.
 
 In an Alchemists game the scan area is blacked out (its card places, where the board's homography puts them);
 when the board is not found, the whole picture is coarsened: a camera can still be aimed, no card read.
@@ -8,7 +9,6 @@ when the board is not found, the whole picture is coarsened: a camera can still 
 from __future__ import annotations
 
 import asyncio
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -95,7 +95,10 @@ def encode(seen: Any, private: bool) -> Encoded:
 
 
 class LiveFrames:
-    """The latest encoded picture, and the task that keeps it fresh while there are viewers."""
+    """The latest encoded picture, kept fresh while someone watches the stream (``/live.mjpg``).
+
+    The encoder looks for a new frame ``max_fps`` times a second rather than being woken by every frame: the
+    loop's thread never signals it, and the server's thread stays asleep between pictures."""
 
     def __init__(self, hub: Any, max_fps: float = MAX_FPS):
         self.hub = hub
@@ -103,31 +106,30 @@ class LiveFrames:
         self.latest: Encoded | None = None
         self.viewers = 0
         self.encoded = 0
-        self._new = asyncio.Event()
+        self.fresh = asyncio.Condition()
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg")
 
-    def wake(self) -> None:
-        """From the event loop's thread: a new frame has been read."""
-        self._new.set()
-
     async def run(self, publish) -> None:
-        loop = asyncio.get_running_loop()
-        last = 0.0
         while True:
-            await self._new.wait()
-            self._new.clear()
-            if self.viewers <= 0:
-                continue
-            wait = last + self.period - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            seen = self.hub.seen
-            if seen is None or (self.latest is not None and self.latest.index == seen.index):
-                continue
-            last = time.monotonic()
-            self.latest = await loop.run_in_executor(self._executor, encode, seen, bool(self.hub.private_zones))
-            self.encoded += 1
-            publish("frame", {"n": self.latest.index, "light": self.latest.light, "why": self.latest.why})
+            await asyncio.sleep(self.period)
+            if self.viewers > 0:
+                await self.refresh(publish)
+
+    async def refresh(self, publish=None) -> Encoded | None:
+        """Encode the latest frame if it is newer than the picture kept; tell the viewers."""
+        seen = self.hub.seen
+        if seen is None or (self.latest is not None and self.latest.index == seen.index):
+            return self.latest
+        loop = asyncio.get_running_loop()
+        self.latest = await loop.run_in_executor(self._executor, encode, seen, bool(self.hub.private_zones))
+        self.encoded += 1
+        async with self.fresh:
+            self.fresh.notify_all()
+        if publish is not None:
+            fps = self.hub.fps
+            publish("frame", {"n": self.latest.index, "light": self.latest.light, "why": self.latest.why,
+                              "board_found": seen.board_found, "fps": None if fps is None else round(fps, 1)})
+        return self.latest
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

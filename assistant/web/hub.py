@@ -110,9 +110,8 @@ class Hub:
         found = all(r.board_found for _, r in readings) and bool(readings)
         missing = [b.name or b.layout.name for b, r in zip(boards.boards, boards.last, strict=True)
                    if r is None or not r.board_found]
-        self.seen = Seen(result.index, frame, readings, found, missing)
+        self.seen = Seen(result.index, frame, readings, found, missing)  # the server looks at it when it wants
         self._frame_times.append(time.monotonic())
-        self._notify("frame")
 
     def poll(self) -> list[str]:
         """The on-screen buttons pressed since the last poll (command values, oldest first)."""
@@ -134,7 +133,7 @@ class Hub:
     # -- the server's thread ----------------------------------------------------------------------------
 
     def watch(self, wake: Callable[[str], None]) -> None:
-        """``wake(what)`` is called (from any thread) on ``"frame"`` and ``"status"``."""
+        """``wake(what)`` is called (from any thread) with ``"status"`` when the game's picture changed."""
         self._watchers.append(wake)
 
     def check_pin(self, given: str) -> bool:

@@ -3,7 +3,8 @@
 Pages (``templates/``, plain HTML with the scripts and styles of ``static/``; nothing from a CDN):
 ``/`` live view, ``/game`` the game and its buttons, ``/setup`` the set-up wizard, ``/referee`` the Alchimiste
 referee, ``/player`` an Alchemists player's own page. Updates are pushed on ``/events`` (server-sent events):
-``status`` (the game as :meth:`Hub.status` tells it) and ``frame`` (a new live picture at ``/live.jpg``).
+``status`` (the game as :meth:`Hub.status` tells it) and ``frame`` (the light, and why the board is not
+found); the live picture itself is a stream, ``/live.mjpg`` (``/live.jpg``: the latest one).
 
 >>> from assistant.web.hub import Hub
 >>> server = WebServer(Hub(), "127.0.0.1", 0).start()
@@ -42,6 +43,7 @@ PAGES = {"/": "live.html", "/game": "game.html", "/setup": "setup.html", "/refer
          "/player": "player.html"}
 MAX_UPLOAD = 16 * 1024 * 1024
 KEEP_ALIVE_S = 15.0
+BOUNDARY = "picture"
 
 
 def parse_listen(text: str | int) -> tuple[str, int]:
@@ -79,6 +81,7 @@ class App:
         r.add_static("/static", str(resources.files("assistant.web") / "static"))
         r.add_get("/events", self.events)
         r.add_get("/live.jpg", self.live_jpg)
+        r.add_get("/live.mjpg", self.live_mjpg)
         r.add_get("/display.png", self.display_png)
         r.add_get("/api/status", self.status)
         r.add_post("/api/unlock", self.unlock)
@@ -109,7 +112,7 @@ class App:
             if self.loop is None or self.loop.is_closed():
                 return
             with contextlib.suppress(RuntimeError):  # the loop closing
-                self.loop.call_soon_threadsafe(self.frames.wake if what == "frame" else self._status_changed)
+                self.loop.call_soon_threadsafe(self._status_changed)
 
         self.hub.watch(wake)
 
@@ -122,6 +125,9 @@ class App:
         self.publish("status", None)
 
     def publish(self, kind: str, data: Any) -> None:
+        """To every open ``/events``: a status (each viewer's own, made when sent) or ``data`` (made once)."""
+        if data is not None:
+            data = _event(kind, data)
         for q in list(self.subscribers):
             if q.full():  # a slow viewer: it gets the latest news, not every one
                 with contextlib.suppress(asyncio.QueueEmpty):
@@ -171,31 +177,52 @@ class App:
         unlocked = self.unlocked(request)
         queue: asyncio.Queue = asyncio.Queue(maxsize=16)
         self.subscribers.add(queue)
-        self.frames.viewers += 1
-        self.frames.wake()
         try:
-            await _send(response, "status", self.hub.status(unlocked))
+            await response.write(_event("status", self.hub.status(unlocked)))
             latest = self.frames.latest
             if latest is not None:
-                await _send(response, "frame", {"n": latest.index, "light": latest.light, "why": latest.why})
+                await response.write(_event("frame", {"n": latest.index, "light": latest.light, "why": latest.why}))
             while True:
                 try:
                     kind, data = await asyncio.wait_for(queue.get(), KEEP_ALIVE_S)
                 except TimeoutError:
                     await response.write(b": still here\n\n")
                     continue
-                await _send(response, kind, self.hub.status(unlocked) if kind == "status" else data)
+                await response.write(_event("status", self.hub.status(unlocked)) if kind == "status" else data)
         except ConnectionResetError:  # the viewer left
             pass
         finally:
             self.subscribers.discard(queue)
+        return response
+
+    async def live_mjpg(self, request: web.Request) -> web.StreamResponse:
+        """The live picture as a stream (multipart/x-mixed-replace, what an ``<img>`` shows as video): each
+        picture is written as it is, the same bytes to every viewer."""
+        response = web.StreamResponse(headers={"Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+                                               "Cache-Control": "no-store"})
+        await response.prepare(request)
+        self.frames.viewers += 1
+        sent = None
+        try:
+            while True:
+                latest = self.frames.latest
+                if latest is None or latest is sent:
+                    async with self.frames.fresh:
+                        await asyncio.wait_for(self.frames.fresh.wait(), KEEP_ALIVE_S * 4)
+                    continue
+                sent = latest
+                await response.write(b"--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n"
+                                     % (BOUNDARY.encode(), len(latest.jpeg)) + latest.jpeg + b"\r\n")
+        except (ConnectionResetError, TimeoutError):
+            pass
+        finally:
             self.frames.viewers -= 1
         return response
 
     async def live_jpg(self, request: web.Request) -> web.Response:
-        latest = self.frames.latest
+        latest = await self.frames.refresh(self.publish)
         if latest is None:
-            raise refuse(404, "no picture yet: the camera has not given a frame (or nobody is watching)")
+            raise refuse(404, "no picture yet: the camera has not given a frame")
         return web.Response(body=latest.jpeg, content_type="image/jpeg", headers={"Cache-Control": "no-store",
                                                                                   "X-Frame": str(latest.index)})
 
@@ -350,8 +377,8 @@ class App:
         return web.json_response(out)
 
 
-async def _send(response: web.StreamResponse, kind: str, data: Any) -> None:
-    await response.write(f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode())
+def _event(kind: str, data: Any) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
 def _display_png(hub: Any, described: dict[str, Any] | None) -> bytes:

@@ -1,30 +1,25 @@
-// The live view: a new picture each time the server says one is ready (at most 5 a second).
+// The live view: the picture is a stream the server pushes (at most 5 a second); the facts come as events.
 "use strict";
 const img = document.getElementById("live");
-let loading = false, wanted = null;
-
-function load(n) {
-  if (loading) { wanted = n; return; }   // never more than one picture in flight
-  loading = true;
-  img.src = `/live.jpg?n=${n}`;
-}
-img.onload = img.onerror = () => {
-  loading = false;
-  if (wanted !== null) { const n = wanted; wanted = null; load(n); }
-};
+img.src = "/live.mjpg";
+img.onerror = () => setTimeout(() => { img.src = `/live.mjpg?t=${Date.now()}`; }, 2000);  // the table restarted
 
 table.listen({
   frame(f) {
-    load(f.n);
+    showFacts(f);
     document.getElementById("frame").textContent = f.n;
     document.getElementById("light").textContent = `${f.light} %`;
     table.say(document.getElementById("why"), f.why || "", "error");
   },
   status(s) {
     document.getElementById("game").textContent = s.game ? `(${s.game})` : "";
-    const board = document.getElementById("board");
-    board.textContent = s.board_found === null ? "…" : s.board_found ? "found" : "not found";
-    board.className = s.board_found ? "found" : "lost";
-    document.getElementById("fps").textContent = s.fps === null ? "…" : s.fps;
+    showFacts(s);
   },
 });
+
+function showFacts(f) {
+  const board = document.getElementById("board");
+  board.textContent = f.board_found === null ? "…" : f.board_found ? "found" : "not found";
+  board.className = f.board_found ? "found" : "lost";
+  document.getElementById("fps").textContent = f.fps === null ? "…" : f.fps;
+}
