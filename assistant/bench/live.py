@@ -64,10 +64,11 @@ def main(argv: list[str]) -> int:
         print(f"all games: hand leaving -> commit, median {statistics.median(latencies):.1f} frames, worst "
               f"{max(latencies)} (target: 3) over {len(latencies)} moves")
     if args.viewers:
-        from assistant.bench.web import HEADER, compare, print_comparison
+        from assistant.bench.web import FOOTNOTE, HEADER, compare, print_comparison
 
         print(f"\nthe web page served to {args.viewers} viewers on loopback, against no page (medians of "
               f"{max(1, args.repeat)} alternating replays each; target ratio >= 0.90):\n{HEADER}")
         for game in args.game or GAMES:
             print_comparison(game, compare(load_session(game), Path(args.frames) / game, args.viewers, args.repeat))
+        print(FOOTNOTE)
     return status

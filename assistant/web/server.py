@@ -44,6 +44,7 @@ PAGES = {"/": "live.html", "/game": "game.html", "/setup": "setup.html", "/refer
 MAX_UPLOAD = 16 * 1024 * 1024
 KEEP_ALIVE_S = 15.0
 BOUNDARY = "picture"
+REPEAT_S = 1.0
 
 
 def parse_listen(text: str | int) -> tuple[str, int]:
@@ -201,19 +202,25 @@ class App:
         response = web.StreamResponse(headers={"Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}",
                                                "Cache-Control": "no-store"})
         await response.prepare(request)
+        await response.write(b"--%s\r\n" % BOUNDARY.encode())
         self.frames.viewers += 1
         sent = None
         try:
             while True:
                 latest = self.frames.latest
                 if latest is None or latest is sent:
-                    async with self.frames.fresh:
-                        await asyncio.wait_for(self.frames.fresh.wait(), KEEP_ALIVE_S * 4)
-                    continue
+                    try:
+                        async with self.frames.fresh:
+                            await asyncio.wait_for(self.frames.fresh.wait(), REPEAT_S)
+                        continue
+                    except TimeoutError:  # a browser shows a picture once the next one comes: send it again
+                        if latest is None:
+                            continue
                 sent = latest
-                await response.write(b"--%s\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n"
-                                     % (BOUNDARY.encode(), len(latest.jpeg)) + latest.jpeg + b"\r\n")
-        except (ConnectionResetError, TimeoutError):
+                # the boundary right after the picture: a browser shows a part once the next boundary comes
+                await response.write(b"Content-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(latest.jpeg)
+                                     + latest.jpeg + b"\r\n--%s\r\n" % BOUNDARY.encode())
+        except ConnectionResetError:  # the viewer left
             pass
         finally:
             self.frames.viewers -= 1

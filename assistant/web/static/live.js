@@ -1,7 +1,8 @@
 // The live view: the picture is a stream the server pushes (at most 5 a second); the facts come as events.
 "use strict";
 const img = document.getElementById("live");
-img.src = "/live.mjpg";
+// After the page's load: a stream never finishes loading, and the page's load would wait for it.
+window.addEventListener("load", () => { img.src = "/live.mjpg"; });
 img.onerror = () => setTimeout(() => { img.src = `/live.mjpg?t=${Date.now()}`; }, 2000);  // the table restarted
 
 table.listen({
