@@ -7,10 +7,10 @@ ones) and lets it run the few things that must happen on the loop's thread (:met
 a join code shown on the table's display, a new calibration put to use). The server's thread reads the
 hub's public picture of the game (:meth:`Hub.status`) and is woken by the watchers it registers.
 
-Secrets: the PIN and the join codes are only ever shown on the table's display (never on a page, never
-logged); the Alchemists scan area is private (its zones are left out of every public state, its events are
-told to the scanning player's page only, and the display and the LEDs answering them are hidden on the
-shared page).
+Secrets: the PIN is only ever shown on the table's display (never on a page, never logged); a join code is
+shown there and to the PIN holder's page, and is good for one join. The Alchemists scan area is private: its
+zones are left out of every public state, its answers go to the scanning player's page only, and the
+display and the LEDs answering them are hidden on the shared page.
 """
 
 from __future__ import annotations

@@ -75,6 +75,7 @@ def join(player_page, game_page, name: str) -> None:
     player_page.fill("#code", code)
     player_page.click("#join")
     player_page.wait_for_selector(f"#me-name:text('{name}')", timeout=WAIT_MS)
+    game_page.wait_for_selector(f"#players:has-text('{name}')", timeout=WAIT_MS)
 
 
 def results(page) -> str:

@@ -33,6 +33,25 @@ def hub():
     return hub
 
 
+def test_the_pin_is_shown_on_the_table_display_only(hub):
+    async def scenario(client):
+        shown = await client.post("/api/show-pin", headers=CHANGE)
+        return await shown.text(), await (await client.get("/display.png")).read()
+
+    outputs = hub.pipeline.outputs
+    game_screen, before = outputs.screen, outputs.display.image.tobytes()
+    text, mirror_before = run(hub, scenario)
+    hub.service(outputs)  # the loop's thread, at its next frame
+    assert outputs.display.image.tobytes() != before and outputs.screen is game_screen
+    assert hub.pin not in text and hub.pin not in json.dumps(hub.status(unlocked=True))
+    _, mirror_after = run(hub, lambda client: _display(client))
+    assert mirror_after == mirror_before  # the page's mirror still shows the game's screen
+
+
+async def _display(client):
+    return None, await (await client.get("/display.png")).read()
+
+
 def run(hub, scenario):
     async def go():
         async with TestClient(TestServer(App(hub).make())) as client:

@@ -22,7 +22,9 @@ function render(s) {
     document.body.dataset.shownAt = Date.now();
   }
   $("players-box").classList.toggle("hidden", s.game !== "alchemists");
-  $("players").textContent = s.players.length ? s.players.join(", ") : "nobody yet";
+  const joined = s.players.length ? s.players.join(", ") : "nobody yet";
+  if (joined !== $("players").textContent) table.say($("join-note"), "");  // the code was used
+  $("players").textContent = joined;
   $("scanner").textContent = s.scanner || "nobody";
 }
 
