@@ -184,7 +184,7 @@ class Hub:
             return None
         return (len(times) - 1) / (times[-1] - times[0])
 
-    def status(self, unlocked: bool = False) -> dict[str, Any]:
+    def status(self, unlocked: bool | None = False) -> dict[str, Any]:
         """The shared page's picture of the game: nothing private, nothing secret."""
         with self._lock:
             private = self.private_screen is not None and self.private_screen is self.screen

@@ -175,7 +175,7 @@ class App:
     async def events(self, request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
         await response.prepare(request)
-        unlocked = self.unlocked(request)
+        unlocked = None  # a stream keeps the cookies it opened with: the page asks /api/status for that
         queue: asyncio.Queue = asyncio.Queue(maxsize=16)
         self.subscribers.add(queue)
         try:

@@ -5,7 +5,7 @@ let shownSteps = -1;
 
 function render(s) {
   $("game").textContent = s.game ? `(${s.game})` : "";
-  table.showUnlocked(s.unlocked);
+  if (s.unlocked !== null) table.showUnlocked(s.unlocked);  // null: a pushed status, which cannot know
   if (s.steps !== shownSteps) {
     shownSteps = s.steps;
     $("display").src = `/display.png?step=${s.steps}`;
@@ -66,3 +66,4 @@ $("join-code").onclick = async () => {
 };
 table.pinForm(() => table.get("/api/status").then(render));
 table.listen({status: render});
+table.get("/api/status").then(render);
