@@ -32,12 +32,11 @@ class Encoded:
     why: str | None         # why the board is not found (None when it is)
 
 
-def picture(seen: Any, private: bool, annotated: bool = True) -> np.ndarray:
+def picture(seen: Any, private: bool) -> np.ndarray:
     """The frame with the readings drawn, the scan area masked when ``private``, at most ``WIDTH`` wide (BGR)."""
     out = seen.frame
-    if annotated:
-        for layout, reading in seen.readings:
-            out = annotate(out, layout, reading)
+    for layout, reading in seen.readings:
+        out = annotate(out, layout, reading)
     if private:
         out = mask_cards(out, seen.readings)
     h, w = out.shape[:2]

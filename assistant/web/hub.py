@@ -185,7 +185,8 @@ class Hub:
         return (len(times) - 1) / (times[-1] - times[0])
 
     def status(self, unlocked: bool | None = False) -> dict[str, Any]:
-        """The shared page's picture of the game: nothing private, nothing secret."""
+        """The shared page's picture of the game: nothing private, nothing secret. ``unlocked``: whether the
+        asker holds the PIN (None in a pushed status, which cannot tell)."""
         with self._lock:
             private = self.private_screen is not None and self.private_screen is self.screen
             seen = self.seen

@@ -141,7 +141,8 @@ class App:
         return self.sessions.valid(request.cookies.get(SESSION_COOKIE))
 
     def require_pin(self, request: web.Request) -> None:
-        check_post(request) if request.method == "POST" else None
+        if request.method == "POST":
+            check_post(request)
         if not self.unlocked(request):
             raise refuse(401, "this needs the table's PIN: press 'Show the PIN' and type the PIN the table's "
                               "display shows")
