@@ -121,6 +121,15 @@ def _per_game(kind: type) -> Callable[[Any], str | None]:
     return check
 
 
+def _topic_level(optional: bool = False) -> Callable[[Any], str | None]:
+    """A name that is one MQTT topic level: no ``/ + #``, nothing a subscriber would mistake."""
+    def check(v):
+        if not isinstance(v, str) or not (re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", v) or (optional and not v)):
+            return f"must be 1-64 letters, digits, '_', '.' or '-' (it is a topic level), not {v!r}"
+        return None
+    return check
+
+
 @dataclass(frozen=True)
 class Setting:
     key: str
@@ -137,6 +146,9 @@ SETTINGS = (
             "run without --layout) starts it: {chaudron = [\"chaudron\", \"chaudron-potions\"]}; default the game's"),
     Setting("table.setups", {}, _per_game(str), "per game, the set-up file used when the game wheel (or run "
             "without --setup) starts it; default none"),
+    Setting("calibration.file", "", _str, "the calibration file (calibrate colours, board, corners...) that run "
+            "reads when --calibration is not given; keep it where the service can read it (/etc/alchemy-table or "
+            "table.state_dir, not a home folder)"),
     Setting("camera.source", "auto", _choice("auto", "picamera2", "opencv", "folder", "video"),
             "auto: camera.path if set, the Pi camera on a Pi, else OpenCV"),
     Setting("camera.device", 0, _device, "OpenCV camera index or stream URL; picamera2 camera number"),
@@ -175,6 +187,14 @@ SETTINGS = (
     Setting("buttons.encoder_b", 27, _int(0, 27, optional=True), "GPIO of the game wheel's B contact"),
     Setting("buttons.bounce_ms", 20, _int(0, 1000), "debounce time"),
     Setting("service.stall_s", 20.0, _float(1), "main loop silent this long: stop the watchdog pings"),
+    Setting("tournament.broker", "", _str, "MQTT broker of the tournament (host); empty: no tournament"),
+    Setting("tournament.port", 1883, _int(1, 65535), "broker port (1883; 8883 with TLS)"),
+    Setting("tournament.name", "tournament", _topic_level(), "the tournament's name (a topic level)"),
+    Setting("tournament.table", "", _topic_level(optional=True), "this table's name; default the host name"),
+    Setting("tournament.tls", False, _bool, "connect to the broker with TLS"),
+    Setting("tournament.ca_file", "", _str, "TLS: the CA certificate (default: the system's)"),
+    Setting("tournament.username", "", _str, "user name on the broker (its password file)"),
+    Setting("tournament.password_file", "", _str, "file holding the password, so it is never printed"),
     Setting("web.listen", "8080", _listen, "the table's page: PORT (all addresses) or HOST:PORT; \"\": not served"),
 )
 SCHEMA = {s.key: s for s in SETTINGS}

@@ -13,6 +13,7 @@ import pkgutil
 import re
 
 import assistant.cli as cli_package
+from assistant.cli._frames import add_frame_source, frame_from_args
 from calibration.camera import board_image, calibrate_camera, read_images
 from calibration.layout import load_layout
 from calibration.markers import marker_sheets, save_sheets
@@ -141,7 +142,7 @@ def run_camera(args) -> int:
 def _colours(sub) -> None:
     p = sub.add_parser("colours", help="learn the pieces' real colours from a frame set out as the layout's "
                                        "calibration table says")
-    p.add_argument("image", metavar="IMAGE")
+    add_frame_source(p)
     p.add_argument("--layout", required=True)
     p.add_argument("--out", required=True, metavar="CAL.json", help="calibration file to create or update")
     p.set_defaults(run=run_colours)
@@ -153,14 +154,19 @@ def run_colours(args) -> int:
     from calibration.store import load_calibration
 
     layout = load_layout(args.layout)
-    frame = load_frame(args.image)
+    frame = frame_from_args(args)
     base = load_calibration(args.out, layout.name) if Path(args.out).exists() else None
-    learnt = learn_colours(frame, layout, base, source=args.image)
-    merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2)
+    learnt = learn_colours(frame, layout, base, source=args.image or "the camera")
+    pieces = learnt.pieces
+    merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+               **({"pieces": pieces} if pieces else {}))
     markers = len(detect_markers(frame))
     for label, rgb in sorted(learnt.colours.items()):
         print(f"  {label:14} #{rgb[0]:02x}{rgb[1]:02x}{rgb[2]:02x}  (palette {layout.palette.get(label, '?')})")
     for label, area in sorted(learnt.top_area_mm2.items()):
         print(f"  {label:14} one piece's top {area:.0f} mm²")
+    for label, p in sorted(pieces.items()):
+        print(f"  {label:14} against the enrolled board: Lab {p.lab[0]:.0f} {p.lab[1]:.0f} {p.lab[2]:.0f}, "
+              f"{p.area_mm2:.0f} mm² seen")
     print(f"{layout.name}: {len(learnt.colours)} colours learnt ({markers} markers seen); stored in {args.out}")
     return 0

@@ -34,6 +34,7 @@ import numpy as np
 from assistant.journal import Journal, Record
 from assistant.live.boards import Boards
 from assistant.live.outputs import Outputs
+from assistant.live.timing import StageTimes, stage
 from assistant.stabilise import Commit, Stabiliser, State
 from assistant.table import Event, Response, TableMode
 from vision.motion import motion_between, thumbnail
@@ -111,6 +112,7 @@ class Pipeline:
         self.frames: list[FrameResult] = []
         self._thumb: np.ndarray | None = None
         self.last_reading: dict[str, Any] | None = None
+        self.times: StageTimes | None = None  # set it to time each stage of every frame (bench live)
 
     # -- starting and resuming --------------------------------------------------------------------------
 
@@ -186,22 +188,32 @@ class Pipeline:
         """Read one frame and answer any state it commits."""
         index = self.next_frame
         self.next_frame += 1
-        reading = self.boards.read(frame)
+        times = self.times
+        if times is not None and isinstance(self.boards, Boards):  # it tells finding the boards from reading them
+            reading = self.boards.read(frame, times)
+        else:  # (any reader of frames will do as boards: the tests give readings directly)
+            with stage(times, "read"):
+                reading = self.boards.read(frame)
         self.last_reading = reading
-        thumb = thumbnail(frame)
-        motion = None if self._thumb is None else motion_between(self._thumb, thumb)
-        self._thumb = thumb
-        commit = self.stabiliser.feed(reading, motion, frame=index)
+        with stage(times, "stabilise"):
+            thumb = thumbnail(frame)
+            motion = None if self._thumb is None else motion_between(self._thumb, thumb)
+            self._thumb = thumb
+            commit = self.stabiliser.feed(reading, motion, frame=index)
         step = None
         if commit is not None:
             seq = self._append("state", commit.to_json())
-            step = self._answer(Step("state", index, self.dispatch(commit.state, commit.previous),
-                                     commit.state, commit.previous, seq=seq))
+            with stage(times, "table mode"):
+                response = self.dispatch(commit.state, commit.previous)
+            step = self._answer(Step("state", index, response, commit.state, commit.previous, seq=seq))
         else:
-            self.outputs.render()
+            with stage(times, "outputs"):
+                self.outputs.render()
         result = FrameResult(index, time, motion, self.stabiliser.gate, commit, step,
                              reading if self.keep_readings else None)
         self.frames.append(result)
+        if times is not None:
+            times.end_frame()
         return result
 
     def command(self, command: str) -> Step:
@@ -237,8 +249,9 @@ class Pipeline:
     def _answer(self, step: Step) -> Step:
         for event in step.events:  # every event on disk before anything lights up
             self._append("event", {**event.to_json(), "after": step.seq})
-        self.outputs.apply(step.response)
-        self._snapshot(step)
+        with stage(self.times, "outputs"):
+            self.outputs.apply(step.response)
+            self._snapshot(step)
         self.steps.append(step)
         if self.on_step is not None:
             self.on_step(step)
@@ -250,7 +263,10 @@ class Pipeline:
         step.screen = self.outputs.screen
 
     def _append(self, kind: str, data: dict[str, Any]) -> int | None:
-        return None if self.journal is None else self.journal.append(kind, data).seq
+        if self.journal is None:
+            return None
+        with stage(self.times, "journal"):
+            return self.journal.append(kind, data).seq
 
     def _where(self) -> str:
         return str(self.journal.path) if self.journal is not None else "journal"

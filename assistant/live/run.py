@@ -7,9 +7,12 @@ to ``STATE_DIR/games/`` first (nothing is overwritten); ``--resume`` carries on 
 folder or a video, for tests and demonstrations), resuming skips the frames already read before the
 restart, as a live camera would have moved on.
 
-systemd: READY once the devices are open, WATCHDOG pings while the loop turns (``assistant.notify``),
-STOPPING on the way out. SIGTERM and Ctrl-C close the camera, the buttons, the display, the strip and the
-journal, in that order, and exit 0.
+systemd: READY once the camera has given its first frame (not when it is merely opened: a camera that never
+answers must not look healthy), a STATUS line that follows the table (``assistant.live.status``), WATCHDOG
+pings while the loop turns (``assistant.notify``), STOPPING on the way out. The camera's exposure is locked
+after settling and let settle again (``relock``) when the light stays changed a lot, or when "next" is held
+down. SIGTERM and Ctrl-C close the camera, the buttons, the display, the strip and the journal, in that
+order, and exit 0.
 """
 
 from __future__ import annotations
@@ -29,9 +32,12 @@ from assistant.journal import Journal, read, resume
 from assistant.live.boards import Boards, load_setup
 from assistant.live.outputs import Outputs
 from assistant.live.pipeline import Pipeline, Step
+from assistant.live.status import LightWatch, Status
 from assistant.live.wheel import GameWheel
 from assistant.stabilise import Stabiliser
 from assistant.table import Response, make_mode, mode_class
+from assistant.tournament import publisher_from_config
+from hardware.buttons import Command
 from hardware.display.screens import Message
 from hardware.leds.patterns import Lights
 
@@ -159,7 +165,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
     start_game = game or config["table.game"]
     setup = load_setup(setup_path if setup_path or resume_game else config["table.setups"].get(start_game))
     outputs = open_outputs(config)
-    buttons = source = pipeline = pinger = server = None
+    buttons = source = pipeline = pinger = publisher = server = None
     previous_term = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         records, journal = resume(path) if resume_game and path.exists() else ((), None)
@@ -190,18 +196,35 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             server = _serve(listen, hub, config, say)
         buttons = config.open_buttons()
         pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
-        source = config.open_camera(report=say, heartbeat=pinger.beat if pinger else None)
-        recorded = source.name.startswith(("folder ", "video "))
-        notify.ready(f"{pipeline.game}: watching the table")
+        status = Status(pipeline.game)
+        status.say(f"{pipeline.game}: opening the camera")
+        publisher = publisher_from_config(config, say)
+        if publisher is not None:
+            publisher.update(pipeline)  # the game's start (or where it was resumed), before the camera
         if pinger is not None:
             pinger.start()
+
+        def camera_report(message: str) -> None:
+            say(message)
+            status.camera_lost(message)
+            if publisher is not None:
+                publisher.camera(message)
+
+        source = config.open_camera(report=camera_report, heartbeat=pinger.beat if pinger else None)
+        recorded = source.name.startswith(("folder ", "video "))
         current = [pipeline]
         wheel = GameWheel(pipeline.game, switcher(config, path, make, outputs, current, say, hub))
         skip = pipeline.next_frame if recorded else 0
         paced = time.monotonic()
+        light = LightWatch()
+        ready = False
         for t, frame in source:
             if pinger is not None:
                 pinger.beat()
+            if not ready:
+                ready = True
+                notify.ready(f"{pipeline.game}: watching the table")
+                say(f"{source.name}: first frame read, {frame.shape[1]}x{frame.shape[0]}")
             if skip:
                 skip -= 1
                 continue
@@ -211,8 +234,20 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             result = pipeline.feed(frame, t)
             if hub is not None:
                 hub.on_frame(result, frame, pipeline)
-            for command in [c.value for c in buttons.poll()] + (hub.poll() if hub is not None else []):
-                pipeline = press(command, pipeline, wheel, outputs)
+            status.frame(pipeline.last_reading, result.gate, result.step.events if result.step else ())
+            if light.feed(float(frame[::16, ::16].mean())) and source.relock():
+                say("the light on the table changed: camera exposure settling again")
+            for command in [*buttons.poll(), *(hub.buttons.poll() if hub is not None else ())]:
+                if command is Command.RELOCK:
+                    if source.relock():
+                        light.reset(settling=light.frames)
+                        say("relock asked: camera exposure settling again")
+                    continue
+                before, pipeline = pipeline, press(command.value, pipeline, wheel, outputs)
+                if pipeline is not before:  # the game wheel started another game
+                    status.game, status.over = pipeline.game, False
+            if publisher is not None:  # after the journal: the tournament sees only what was committed
+                publisher.update(pipeline)
             if hub is not None:
                 hub.service(outputs)
         if recorded:
@@ -232,6 +267,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             pinger.stop()
         if server is not None:
             server.stop()
+        if publisher is not None:
+            publisher.close()
         with contextlib.suppress(OSError, RuntimeError):
             outputs.close()
         if pipeline is not None:
@@ -263,6 +300,7 @@ def _serve(listen: str, hub: Any, config: Config, say: Callable[[str], None]) ->
 
 
 def open_outputs(config: Config) -> Outputs:
+    """The strip and the display (``auto`` simulating either on a Pi logs a warning saying why)."""
     strip = config.open_strip()
     try:
         display = config.open_display()

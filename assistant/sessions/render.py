@@ -195,7 +195,7 @@ def render_session(session: Session, folder: str | Path, workers: int = 2,
                 progress(done, len(parts))
     scenes: dict[tuple, np.ndarray] = {}
     frames = []
-    for shot, parts_key in zip(shots, keys, strict=True):  # not ``key``: the manifest keeps the script's key
+    for shot, parts_key in zip(shots, keys, strict=True):
         if parts_key not in scenes:
             scenes[parts_key] = (pictures[parts_key[0]] if len(parts_key) == 1
                                  else tile([pictures[part] for part in parts_key]))

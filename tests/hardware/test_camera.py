@@ -286,7 +286,7 @@ def test_picamera2_configures_settles_locks_and_relocks(fake_picamera2):
         source.read()
         assert len(cam.controls) == 1  # locked once
         source.relock()
-        assert cam.controls[-1] == {"AeEnable": True, "AwbEnable": True}
+        assert cam.controls[-1] == {"AeEnable": True, "AwbEnable": True, "ExposureTime": 0, "AnalogueGain": 0.0}
         source.read()
         clock.advance(2.0)
         source.read()
