@@ -1,6 +1,7 @@
 """The set-up wizard's steps, each over the live frame and each merged into the table's calibration file as
 the ``calibrate`` commands do it; each answers what it learned and a re-read of the live frame with it.
 
+- ``board``: the empty board (nothing on it) -> ``vision.board.enrol_board``, as ``calibrate board``.
 - ``colours``: the calibration frame (pieces set out as the layout's ``[calibration]`` table says; the page
   draws that table on the live picture as a guide, :func:`guide`) -> ``vision.learn.learn_colours``.
 - ``corners``: the board's four corners clicked on the live picture -> as ``calibrate corners``.
@@ -45,6 +46,7 @@ def layouts(hub: Any) -> dict[str, Any]:
     for name in names:
         layout = load_layout(name)
         info.append({"name": name, "in_view": name in in_view, "colours": bool(layout.calibration),
+                     "board": any(z.kind in ("slot", "count") for z in layout.zones),
                      "cards": sorted({z.id for z in layout.zones if z.kind == "card"}),
                      "card_names": sorted({label for z in layout.zones if z.kind == "card" for label in z.labels}
                                           - {"empty", "unknown"})})
@@ -126,12 +128,30 @@ def colours(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     layout = _layout(hub, data.get("layout"))
     path = _path(hub)
     learnt = learn_colours(seen.frame, layout, _base(path, layout.name), source="the live frame")
-    calibration = merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2)
+    calibration = merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+                             **({"pieces": learnt.pieces} if learnt.pieces else {}))
     reading, picture = _reread(seen, layout, calibration)
     return {"step": "colours", "layout": layout.name, "stored": str(path),
             "learnt": {label: "#{:02x}{:02x}{:02x}".format(*rgb) for label, rgb in sorted(learnt.colours.items())},
             "top_area_mm2": {k: round(v) for k, v in sorted(learnt.top_area_mm2.items())},
             "board_found": reading["board_found"], "picture": picture}
+
+
+def board(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """The empty board as this camera sees it (as ``calibrate board``): pieces are then told from its artwork."""
+    from vision.board import enrol_board
+
+    layout = _layout(hub, data.get("layout"))
+    path = _path(hub)
+    base = _base(path, layout.name)
+    image = enrol_board(seen.frame, layout, base, source="the live frame")
+    calibration = merge_into(path, layout.name, board=image)
+    reading, picture = _reread(seen, layout, calibration)
+    h, w = image.image.shape[:2]
+    again = base is not None and bool(base.colours) and not base.pieces
+    return {"step": "board", "layout": layout.name, "stored": str(path), "size": [w, h],
+            "px_per_mm": image.px_per_mm, "colours_again": again, "board_found": reading["board_found"],
+            "picture": picture}
 
 
 def corners(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
@@ -194,4 +214,4 @@ def use(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     return {"step": "use", "using": str(cal) if cal is not None and cal.exists() else None}
 
 
-STEPS = {"colours": colours, "corners": corners, "card": card, "use": use}
+STEPS = {"board": board, "colours": colours, "corners": corners, "card": card, "use": use}

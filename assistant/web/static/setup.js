@@ -19,6 +19,7 @@ function choose() {
   const l = layout();
   if (!l) return;
   $("step-colours").classList.toggle("hidden", !l.colours);
+  $("step-board").classList.toggle("hidden", !l.board);
   $("guide").src = `/setup/guide.jpg?layout=${encodeURIComponent(l.name)}&t=${Date.now()}`;
   $("corners-frame").src = `/setup/frame.jpg?t=${Date.now()}`;
   points = []; $("clicked").textContent = "0 of 4 corners"; $("corners-save").disabled = true;
@@ -42,6 +43,9 @@ async function start(unlocked) {
 
 $("layout").onchange = choose;
 $("refresh-guide").onclick = choose;
+$("enrol-board").onclick = () => step("board", {}, $("board-result"), (r) =>
+  [`Empty board enrolled (${r.size[0]} x ${r.size[1]} px); stored in ${r.stored}.`,
+   r.colours_again ? "The colours were learnt without this board: learn them again (next step)." : "Read again with it:"]);
 $("learn").onclick = () => step("colours", {}, $("colours-result"), (r) =>
   [`${Object.keys(r.learnt).length} colours learnt: ` + Object.entries(r.learnt).map(([k, v]) => `${k} ${v}`).join(", "),
    r.board_found ? "Read again with them:" : "Board not found on the re-read."]);
