@@ -82,6 +82,19 @@ def _str(v):
     return None if isinstance(v, str) else f"must be a string, not {v!r}"
 
 
+def _listen(v):
+    if not isinstance(v, str | int) or isinstance(v, bool):
+        return "expected PORT or HOST:PORT, e.g. \"8080\""
+    if str(v).strip() == "":
+        return None
+    from assistant.web.server import parse_listen
+    try:
+        parse_listen(v)
+    except ValueError:
+        return f"expected PORT or HOST:PORT (a port 0..65535), got {v!r}"
+    return None
+
+
 def _device(v):
     if isinstance(v, bool) or not isinstance(v, int | str):
         return f"must be a camera index (0 for /dev/video0) or a stream URL, not {v!r}"
@@ -182,6 +195,7 @@ SETTINGS = (
     Setting("tournament.ca_file", "", _str, "TLS: the CA certificate (default: the system's)"),
     Setting("tournament.username", "", _str, "user name on the broker (its password file)"),
     Setting("tournament.password_file", "", _str, "file holding the password, so it is never printed"),
+    Setting("web.listen", "8080", _listen, "the table's page: PORT (all addresses) or HOST:PORT; \"\": not served"),
 )
 SCHEMA = {s.key: s for s in SETTINGS}
 SECTIONS = tuple(dict.fromkeys(k.split(".")[0] for k in SCHEMA))

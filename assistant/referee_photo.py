@@ -27,7 +27,12 @@ TRAY = "reserve-{colour}"
 
 
 class UncountedTray(ValueError):
-    """A tray that the photo does not count with confidence, with no ``--count`` for it."""
+    """A tray that the photo does not count with confidence, with no ``--count`` for it (``colours``: the
+    trays to count by hand)."""
+
+    def __init__(self, message: str, colours: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.colours = tuple(colours)
 
 
 def add_arguments(parser) -> None:
@@ -86,7 +91,7 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
     reading = reader.read(frame)
     if not reading.board_found:
         raise UncountedTray(f"{photo}: the table's markers are not in the photo; count the trays by hand and type "
-                            f"them in ENDGAME.json")
+                            f"them in ENDGAME.json", tuple(c for c in colours if c not in hand))
     counts: dict[str, int] = {}
     origin: dict[str, str] = {}
     doubtful: list[str] = []
@@ -104,7 +109,8 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
         _annotate(frame, layout, reading, counts, origin, doubtful, annotate_to)
     if doubtful:
         raise UncountedTray(f"{photo}: cannot count with confidence the tray of {', '.join(doubtful)}: count "
-                            f"{'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N")
+                            f"{'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N",
+                            tuple(d.split(" ", 1)[0] for d in doubtful))
     return counts, origin
 
 

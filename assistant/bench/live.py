@@ -9,7 +9,8 @@ writes). Medians in ms over the frames that commit nothing, and the ``loop`` per
 ``read`` with marker search of the same frames (the target: at most 1.5 times). Then a replay from the files
 gives the frames from the hand leaving the table to the commit (the first frame without the hand counts as
 1: the target is at most 3) and any state committed that the table did not show. The frames are rendered
-once into ``--frames`` (shared with ``demo``).
+once into ``--frames`` (shared with ``demo``). With ``--viewers N``, each
+game is also replayed with the table's page served to N viewers, against none (``assistant.bench.web``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--game", action="append", choices=GAMES, help="only this game (may be repeated)")
     parser.add_argument("--frames", default="demo-output/frames", help="rendered frames cache (default "
                                                                        "demo-output/frames)")
+    parser.add_argument("--repeat", type=int, default=3, help="replays with --viewers (default 3)")
+    parser.add_argument("--viewers", type=int, default=0, metavar="N",
+                        help="also replay with the web page served to N viewers on loopback, against no page "
+                             "(frames per second of each and their ratio; the target is 0.9 or more)")
     args = parser.parse_args(argv)
+    if args.viewers < 0:
+        raise ValueError(f"--viewers: expected a number of viewers >= 0, got {args.viewers}")
 
     from assistant.sessions import load_session
     from assistant.sessions.play import play_session
@@ -64,6 +71,14 @@ def main(argv: list[str]) -> int:
     if latencies:
         print(f"all games: hand leaving -> commit, median {statistics.median(latencies):.1f} frames, worst "
               f"{max(latencies)} (target: 3) over {len(latencies)} moves")
+    if args.viewers:
+        from assistant.bench.web import FOOTNOTE, HEADER, compare, print_comparison
+
+        print(f"\nthe web page served to {args.viewers} viewers on loopback, against no page (medians of "
+              f"{max(1, args.repeat)} alternating replays each; target ratio >= 0.90):\n{HEADER}")
+        for game in args.game or GAMES:
+            print_comparison(game, compare(load_session(game), Path(args.frames) / game, args.viewers, args.repeat))
+        print(FOOTNOTE)
     return status
 
 

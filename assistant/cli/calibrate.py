@@ -83,26 +83,32 @@ def _corners(sub) -> None:
 def run_corners(args) -> int:
     layout = load_layout(args.layout)
     frame = load_frame(args.image)
-    h, w = frame.shape[:2]
     points = []
     for text in args.points:
         m = _POINT.match(text)
         if not m:
             raise ValueError(f"--points: {text!r}: expected x,y in pixels")
-        x, y = float(m.group(1)), float(m.group(2))
-        if not (0 <= x < w and 0 <= y < h):
-            raise ValueError(f"--points: {text}: outside the {w}x{h} image")
-        points.append((x, y))
-    H = corners_homography(layout, points)
-    if abs(float(H[2, 2])) < 1e-12 or (H[:2, :2] @ [1, 1] == 0).all():
-        raise ValueError("--points: the four corners do not make a board (are they in order?)")
-    area = 0.5 * abs(sum(points[i][0] * points[(i + 1) % 4][1] - points[(i + 1) % 4][0] * points[i][1]
-                         for i in range(4)))
-    if area < 0.01 * w * h:
-        raise ValueError("--points: the four corners enclose almost nothing")
+        points.append((float(m.group(1)), float(m.group(2))))
+    check_corners(layout, frame.shape, points)
     merge_into(args.out, layout.name, corners=tuple(points))
     print(f"{layout.name}: corners stored in {args.out} (used when no marker is found)")
     return 0
+
+
+def check_corners(layout, shape: tuple[int, ...], points: list[tuple[float, float]], what: str = "--points") -> None:
+    """ValueError unless ``points`` (top-left, top-right, bottom-right, bottom-left, in pixels of an image of
+    ``shape``) make a board (the web page's set-up clicks them)."""
+    h, w = shape[:2]
+    for x, y in points:
+        if not (0 <= x < w and 0 <= y < h):
+            raise ValueError(f"{what}: {x:g},{y:g}: outside the {w}x{h} image")
+    H = corners_homography(layout, points)
+    if abs(float(H[2, 2])) < 1e-12 or (H[:2, :2] @ [1, 1] == 0).all():
+        raise ValueError(f"{what}: the four corners do not make a board (are they in order?)")
+    area = 0.5 * abs(sum(points[i][0] * points[(i + 1) % 4][1] - points[(i + 1) % 4][0] * points[i][1]
+                         for i in range(4)))
+    if area < 0.01 * w * h:
+        raise ValueError(f"{what}: the four corners enclose almost nothing")
 
 
 def _camera(sub) -> None:

@@ -31,6 +31,8 @@ def register(sub) -> None:
     p.add_argument("--cards", metavar="DIR", help="enrolled cards for card zones (default: STATE_DIR/cards if "
                                                  "present)")
     p.add_argument("--journal", metavar="FILE", help="journal file (default: STATE_DIR/game.jsonl)")
+    p.add_argument("--web", metavar="[HOST:]PORT", help="serve the table's page on this port (all addresses) or "
+                                                       "HOST:PORT (default: web.listen, 8080; \"\" for none)")
     add_arguments(p)
     p.set_defaults(run=run)
 
@@ -42,5 +44,5 @@ def run(args) -> int:
     return run_live(config, game=args.game, resume_game=args.resume, setup_path=args.setup,
                     layout_specs=args.layout, calibration=args.calibration or config["calibration.file"] or None,
                     journal_override=args.journal,
-                    realtime=args.realtime, cards=args.cards,
+                    realtime=args.realtime, cards=args.cards, web=args.web,
                     say=lambda message: print(f"alchemy-table: {message}", file=sys.stderr, flush=True))

@@ -121,7 +121,7 @@ def press(command: str, pipeline: Pipeline, wheel: GameWheel, outputs: Outputs) 
 
 
 def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[Pipeline],
-             say: Callable[[str], None]) -> Callable[[str], Pipeline]:
+             say: Callable[[str], None], web: Any = None) -> Callable[[str], Pipeline]:
     """``switch(game)``: close the game on the table, archive its journal, start ``game`` with its set-up
     from ``table.setups.<game>``."""
 
@@ -137,7 +137,9 @@ def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[P
         moved = archive(path)
         if moved is not None:
             say(f"previous game kept as {moved}")
-        pipeline = Pipeline(game, mode, boards, outputs, Journal(path), Stabiliser(), on_step=print_step)
+        pipeline = Pipeline(game, mode, boards, outputs, Journal(path), Stabiliser(), on_step=answered(web))
+        if web is not None:
+            web.attach(pipeline)
         pipeline.start()
         current[0] = pipeline
         say(f"switched to a new {game} game")
@@ -148,21 +150,28 @@ def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[P
 
 def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str | None,
         layout_specs: list[str] | None, calibration: str | None, journal_override: str | None,
-        say: Callable[[str], None], realtime: bool = False, cards: str | None = None) -> int:
+        say: Callable[[str], None], realtime: bool = False, cards: str | None = None, web: str | None = None) -> int:
     path = journal_path(config, journal_override)
     default_cards = Path(config["table.state_dir"]) / "cards"
     make = make_factory(layout_specs, calibration, cards or (default_cards if default_cards.is_dir() else None),
                         config["table.layouts"])
+    listen = web or config["web.listen"]
+    hub = None
+    if listen:
+        from assistant.web import Hub
+        hub = Hub(calibration=calibration or Path(config["table.state_dir"]) / "calibration.json",
+                  cards=cards or default_cards)
+    on_step = answered(hub)
     start_game = game or config["table.game"]
     setup = load_setup(setup_path if setup_path or resume_game else config["table.setups"].get(start_game))
     outputs = open_outputs(config)
-    buttons = source = pipeline = pinger = publisher = None
+    buttons = source = pipeline = pinger = publisher = server = None
     previous_term = signal.signal(signal.SIGTERM, _raise_stop)
     try:
         records, journal = resume(path) if resume_game and path.exists() else ((), None)
         if journal is not None and any(r.kind == "game" for r in records):
             try:
-                pipeline = Pipeline.resume(records, journal, game, make, outputs, on_step=print_step)
+                pipeline = Pipeline.resume(records, journal, game, make, outputs, on_step=on_step)
             except BaseException:
                 journal.close()
                 raise
@@ -178,8 +187,13 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                 say(f"previous game kept as {moved}")
             name = start_game
             mode, boards = make(name, setup)
-            pipeline = Pipeline(name, mode, boards, outputs, Journal(path), Stabiliser(), on_step=print_step)
+            pipeline = Pipeline(name, mode, boards, outputs, Journal(path), Stabiliser(), on_step=on_step)
+            if hub is not None:
+                hub.attach(pipeline)
             pipeline.start()
+        if hub is not None:
+            hub.attach(pipeline)  # a resumed game: its rebuilt answers
+            server = _serve(listen, hub, config, say)
         buttons = config.open_buttons()
         pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
         status = Status(pipeline.game)
@@ -199,7 +213,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         source = config.open_camera(report=camera_report, heartbeat=pinger.beat if pinger else None)
         recorded = source.name.startswith(("folder ", "video "))
         current = [pipeline]
-        wheel = GameWheel(pipeline.game, switcher(config, path, make, outputs, current, say))
+        wheel = GameWheel(pipeline.game, switcher(config, path, make, outputs, current, say, hub))
         skip = pipeline.next_frame if recorded else 0
         paced = time.monotonic()
         light = LightWatch()
@@ -218,10 +232,12 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                 paced = paced if pipeline.frames else time.monotonic() - t
                 time.sleep(max(0.0, paced + t - time.monotonic()))
             result = pipeline.feed(frame, t)
+            if hub is not None:
+                hub.on_frame(result, frame, pipeline)
             status.frame(pipeline.last_reading, result.gate, result.step.events if result.step else ())
             if light.feed(float(frame[::16, ::16].mean())) and source.relock():
                 say("the light on the table changed: camera exposure settling again")
-            for command in buttons.poll():
+            for command in [*buttons.poll(), *(hub.buttons.poll() if hub is not None else ())]:
                 if command is Command.RELOCK:
                     if source.relock():
                         light.reset(settling=light.frames)
@@ -232,6 +248,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                     status.game, status.over = pipeline.game, False
             if publisher is not None:  # after the journal: the tournament sees only what was committed
                 publisher.update(pipeline)
+            if hub is not None:
+                hub.service(outputs)
         if recorded:
             say(f"{source.name}: end of the recording")
         return 0
@@ -247,12 +265,38 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                     closing.close()
         if pinger is not None:
             pinger.stop()
+        if server is not None:
+            server.stop()
         if publisher is not None:
             publisher.close()
         with contextlib.suppress(OSError, RuntimeError):
             outputs.close()
         if pipeline is not None:
             pipeline.close()
+
+
+def answered(web: Any = None) -> Callable[[Step], None]:
+    """Each answer printed (journalctl shows it), and told to the web page when one is served."""
+    if web is None:
+        return print_step
+
+    def both(step: Step) -> None:
+        print_step(step)
+        web.on_step(step)
+
+    return both
+
+
+def _serve(listen: str, hub: Any, config: Config, say: Callable[[str], None]) -> Any:
+    """The page; a port that cannot be had is said and the table goes on without it (the service keeps
+    watching the game)."""
+    from assistant.web.serve import start
+
+    try:
+        return start(listen, hub, config["table.state_dir"], say)
+    except (OSError, ValueError) as e:
+        say(f"web page not served: {e}")
+        return None
 
 
 def open_outputs(config: Config) -> Outputs:

@@ -27,7 +27,7 @@ def command(frames: Path, journal: Path, resume: bool) -> list[str]:
     return [sys.executable, str(CHILD), "run", "--game", "chaudron", "--journal", str(journal), "--simulate",
             "--set", "buttons.backend=none", "--set", "camera.source=folder", "--set", f"camera.path={frames}",
             "--set", f"camera.fps={FPS}", "--realtime", "--set", f"table.state_dir={journal.parent}",
-            *(["--resume"] if resume else [])]
+            "--set", "web.listen=", *(["--resume"] if resume else [])]
 
 
 def environment(tmp: Path, notify: Path) -> dict[str, str]:
