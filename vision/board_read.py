@@ -31,6 +31,7 @@ EMPTY_AREA = 0.3  # less than this share of the smallest piece a place may hold 
 AREA_RANGE = (0.4, 2.2)  # a piece's area within this share of its learnt one
 COLOUR_MATCH = 16.0  # ΔE (L weighted half) within which a piece's lit top is that piece
 CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
+AREA_DE = 20.0  # a piece's area off by a factor e weighs as much as this many ΔE of colour
 L_WEIGHT = 0.5  # lightness counts half: the lit top's lightness is the least certain (light, angle)
 SURE = 0.5  # a piece named with less confidence than this is read unknown
 HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
@@ -198,7 +199,10 @@ class BoardReader:
         empty_below = EMPTY_AREA * smallest
         if area < empty_below:
             return ZoneReading("empty", round(1.0 - 0.5 * area / empty_below, 3))
-        de = {lb: colour_distance(lab, self.pieces[lb].lab) for lb in labels}
+        # Colour and size together: a black token and a dark brown cube differ little in colour, but a token
+        # covers more of the board than a cube (the log of the area ratio, in ΔE units).
+        de = {lb: float(np.hypot(colour_distance(lab, self.pieces[lb].lab),
+                                 AREA_DE * np.log(max(area, 1.0) / self.pieces[lb].area_mm2))) for lb in labels}
         ranked = sorted(labels, key=de.get)
         best = ranked[0]
         ratio = area / self.pieces[best].area_mm2

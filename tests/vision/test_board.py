@@ -122,3 +122,9 @@ def test_calibrate_board_refuses_with_one_line(tables, tmp_path, capsys, case):
 def test_enrol_board_names_the_frame_when_the_board_is_not_there():
     with pytest.raises(BoardEnrolError, match=r"somewhere\.png: the chaudron board was not found"):
         enrol_board(np.zeros((480, 640, 3), np.uint8), load_layout("chaudron"), source="somewhere.png")
+
+
+def test_the_empty_board_itself_reads_empty(tables, tmp_path):
+    layout, empty, calibration_frame, _ = tables["plain"]
+    reading = Reader(layout, _calibrated(layout, empty, calibration_frame, tmp_path / "cal.json")).read(empty)
+    assert {z.label for z in reading.zones.values()} == {"empty"}
