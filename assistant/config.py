@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration import files
 from hardware.exc import BadSetting
 from hardware.leds.map import DEFAULT_COUNT, LedMap, default_groups
 
@@ -306,18 +307,21 @@ def system_path_default() -> Path:
 
 
 def _read_toml(path: Path) -> tuple[str, dict]:
+    text = files.read_text(path, error=OSError)  # regular file, size limit; a missing file stays an OSError
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a UTF-8 text file") from None
-    try:
-        return text, tomllib.loads(text)
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested more than {files.MAX_DEPTH} deep") from None
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         message = str(e)[: m.start()].strip() if m else str(e)
         line = m.group(1) if m else "1"
         column = f" (column {m.group(2)})" if m else ""
         raise ConfigError(f"{path}:{line}: not valid TOML: {message[:1].lower() + message[1:]}{column}") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    files.check_depth(data, str(path), ConfigError)
+    return text, data
 
 
 def _flatten(path: Path, text: str, data: dict) -> list[tuple[str, Any]]:

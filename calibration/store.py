@@ -22,6 +22,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration import files
+
 KIND = "alchemy-table calibration"
 
 
@@ -88,12 +90,7 @@ class Calibration:
 def load_calibration(path: str | Path, layout_name: str | None = None) -> Calibration:
     """Read and check a calibration file; ``layout_name`` must match the file's layout if given."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise CalibrationError(f"{path}: cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise CalibrationError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path, CalibrationError)
     return parse_calibration(data, str(path), layout_name)
 
 

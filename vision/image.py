@@ -7,14 +7,23 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.files import image_bytes
+
 
 def load_frame(path: str | Path) -> np.ndarray:
-    """A BGR uint8 image; OSError ``FILE: ...`` if missing or not an image OpenCV can decode."""
+    """A BGR uint8 image; OSError ``FILE: ...`` if missing, not a regular file, larger than the pixel limit
+    (checked from the header, before decoding: ``calibration.files``) or not an image OpenCV can decode."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise OSError(f"{path}: no such file")
-    data = np.fromfile(str(path), np.uint8)
-    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:
+        data = np.frombuffer(image_bytes(path), np.uint8)
+    except ValueError as e:
+        raise OSError(str(e)) from None
+    try:
+        frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error:  # a header Pillow accepted but OpenCV's decoder does not
+        frame = None
     if frame is None:
         raise OSError(f"{path}: not a readable image (corrupt, or not PNG/JPEG/BMP)")
     return frame

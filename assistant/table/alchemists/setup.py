@@ -9,7 +9,6 @@ one in the state file (``alchemy-table alchemists new`` records it).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from assistant import alchemists_state
 from assistant.engines import alchemists as al
 from assistant.table import SetupError
+from calibration import files
 
 KEYS = ("code", "created", "mode", "theories", "state_file")
 
@@ -95,11 +95,9 @@ def _theories(raw: Any, source: str) -> tuple[al.Theory, ...]:
     where = f"{source}: theories"
     if isinstance(raw, str):
         try:
-            raw = json.loads(Path(raw).read_text(encoding="utf-8"))
-        except OSError as e:
-            raise SetupError(f"{where}: cannot read {raw}: {e.strerror or e}") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise SetupError(f"{where}: not valid JSON: {e}") from None
+            raw = files.load_json(raw, SetupError)
+        except SetupError as e:
+            raise SetupError(f"{where}: {e}") from None
     if isinstance(raw, list):
         raw = {"theories": raw}
     try:
