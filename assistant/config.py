@@ -125,6 +125,8 @@ SETTINGS = (
             "run without --layout) starts it: {chaudron = [\"chaudron\", \"chaudron-potions\"]}; default the game's"),
     Setting("table.setups", {}, _per_game(str), "per game, the set-up file used when the game wheel (or run "
             "without --setup) starts it; default none"),
+    Setting("table.keep_frames", 100, _int(1, 10_000), "the live loop keeps what became of the last N frames and "
+            "its last N answers (pictures, the web page), whatever the game's length; the journal keeps the game"),
     Setting("camera.source", "auto", _choice("auto", "picamera2", "opencv", "folder", "video"),
             "auto: camera.path if set, the Pi camera on a Pi, else OpenCV"),
     Setting("camera.device", 0, _device, "OpenCV camera index or stream URL; picamera2 camera number"),

@@ -25,6 +25,7 @@ state never loses its events.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,12 +93,16 @@ class FrameResult:
 
 
 class Pipeline:
-    """One game on the table, fed frame by frame (``feed``) and command by command (``command``)."""
+    """One game on the table, fed frame by frame (``feed``) and command by command (``command``).
+
+    ``frames`` and ``steps`` hold what became of the last ``keep`` frames and the last ``keep`` answers
+    (all of them when ``keep`` is None, as a replay of a recording wants): a live loop runs for days, and
+    what it keeps must not grow with the game. The journal, not these, is the record of the game."""
 
     def __init__(self, game: str, mode: TableMode, boards: Boards, outputs: Outputs,
                  journal: Journal | None = None, stabiliser: Stabiliser | None = None,
                  on_step: Callable[[Step], None] | None = None, keep_readings: bool = False,
-                 first_frame: int = 0):
+                 first_frame: int = 0, keep: int | None = None):
         self.game = game
         self.mode = mode
         self.boards = boards
@@ -107,8 +112,8 @@ class Pipeline:
         self.on_step = on_step
         self.keep_readings = keep_readings
         self.next_frame = first_frame
-        self.steps: list[Step] = []
-        self.frames: list[FrameResult] = []
+        self.steps: deque[Step] = deque(maxlen=keep)
+        self.frames: deque[FrameResult] = deque(maxlen=keep)
         self._thumb: np.ndarray | None = None
         self.last_reading: dict[str, Any] | None = None
 

@@ -108,7 +108,8 @@ def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[P
         journal, moved = start(path)  # the previous journal is archived under the journal's lock
         if moved is not None:
             say(f"previous game kept as {moved}")
-        pipeline = Pipeline(game, mode, boards, outputs, journal, Stabiliser(), on_step=print_step)
+        pipeline = Pipeline(game, mode, boards, outputs, journal, Stabiliser(), on_step=print_step,
+                            keep=config["table.keep_frames"])
         pipeline.start()
         current[0] = pipeline
         say(f"switched to a new {game} game")
@@ -133,7 +134,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         records, journal = resume(path) if resume_game and path.exists() else ((), None)
         if journal is not None and any(r.kind == "game" for r in records):
             try:
-                pipeline = Pipeline.resume(records, journal, game, make, outputs, on_step=print_step)
+                pipeline = Pipeline.resume(records, journal, game, make, outputs, on_step=print_step,
+                                           keep=config["table.keep_frames"])
             except BaseException:
                 journal.close()
                 raise
@@ -149,7 +151,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             journal, moved = start(path)  # refused while another process has the journal open
             if moved is not None:
                 say(f"previous game kept as {moved}")
-            pipeline = Pipeline(name, mode, boards, outputs, journal, Stabiliser(), on_step=print_step)
+            pipeline = Pipeline(name, mode, boards, outputs, journal, Stabiliser(), on_step=print_step,
+                                keep=config["table.keep_frames"])
             pipeline.start()
         buttons = config.open_buttons()
         pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
