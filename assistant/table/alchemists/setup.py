@@ -1,10 +1,13 @@
 """The Alchemists set-up: which game (its secret assignment), the mode, the published theories.
 
-The game code is a secret: whoever knows it knows the answers. The set-up may give it (``code``), but the
-set-up the mode keeps, and that the live loop writes to the journal, never holds it: the game is named there
-by the time it was recorded in the owner-only state file (``created``), which is enough to find it again
-after a restart and says nothing about the answers. Without ``code`` or ``created`` the game is the newest
-one in the state file (``alchemy-table alchemists new`` records it).
+The game code is a secret: whoever knows it (and the table's key) knows the answers. The set-up may give
+the game by ``code``, by ``game`` (its name in the owner-only state file) or not at all (the current game
+of the state file, ``alchemy-table alchemists new`` makes one). The set-up the mode keeps, and that the live
+loop writes to the journal, never holds the code: the game is named there by ``game_id``, a keyed digest of
+the code (``assistant.engines.alchemists.game_id``) that says nothing about it or its answers. Resuming
+finds exactly that game again, or refuses: never another game (two games recorded in the same second once
+made a time stamp name the wrong one). A journal of an older version names the game by ``created``: it is
+used when exactly one game has that time, refused otherwise.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from assistant.engines import alchemists as al
 from assistant.table import SetupError
 from calibration import files
 
-KEYS = ("code", "created", "mode", "theories", "state_file")
+KEYS = ("code", "game", "game_id", "created", "mode", "theories", "state_file")
+WHICH = ("code", "game", "game_id", "created")  # the ways to name the game: one at most
 
 
 @dataclass(frozen=True, repr=False)
@@ -28,6 +32,7 @@ class Setup:
     mode: str
     theories: tuple[al.Theory, ...] | None
     public: dict[str, Any]   # the set-up without the code: safe to journal, enough to resume
+    game_id: str
 
     def __repr__(self) -> str:
         return f"Setup(<secret>, mode={self.mode!r})"
@@ -41,53 +46,37 @@ def parse_setup(raw: Mapping[str, Any], source: str) -> Setup:
     if path is not None and not isinstance(path, str):
         raise SetupError(f"{source}: state_file: expected a path")
     path = Path(path) if path else alchemists_state.state_path()
-    if "code" in raw and "created" in raw:
-        raise SetupError(f"{source}: code: give the game by code or by created, not both")
-    games = _games(path, source, needed="code" not in raw)
-    public = {k: v for k, v in raw.items() if k != "code"}
-    if "code" in raw:
-        if not isinstance(raw["code"], str):
-            raise SetupError(f"{source}: code: expected the game's four letters")
-        try:
-            index = al.index_of_code(raw["code"])  # messages never repeat the code
-        except al.AlchemistsError as e:
-            raise SetupError(f"{source}: code: {e}") from None
-        code = al.code_for_index(index)
-        entry = games.get(code, {})
-        if entry.get("created"):
-            public["created"] = entry["created"]
-    else:
-        code, entry = _recorded(games, raw.get("created"), path, source)
-        public["created"] = entry.get("created")
-    mode = raw.get("mode", entry.get("mode", al.APPRENTICE))
+    given = [k for k in WHICH if k in raw]
+    if len(given) > 1:
+        raise SetupError(f"{source}: {given[1]}: give the game one way only ({' or '.join(given)})")
+    for key in given:
+        if not isinstance(raw[key], str):
+            raise SetupError(f"{source}: {key}: expected a string")
+    try:
+        if "created" in raw:
+            game = _by_time(raw["created"], path, source)
+        else:
+            game = alchemists_state.find_game(code=raw.get("code"), name=raw.get("game"),
+                                              game_id=raw.get("game_id"), path=path)
+    except al.AlchemistsError as e:  # messages never repeat the code
+        raise SetupError(f"{source}: code: {e}") from None
+    except alchemists_state.StateError as e:
+        raise SetupError(f"{source}: {given[0] if given else 'game'}: {e}") from None
+    public = {k: v for k, v in raw.items() if k not in WHICH} | {"game_id": game.id}
+    mode = raw.get("mode", game.mode or al.APPRENTICE)
     if mode not in al.MODES:
         raise SetupError(f"{source}: mode: expected {' or '.join(al.MODES)}, got {mode!r}")
     theories = _theories(raw["theories"], source) if "theories" in raw else None
-    return Setup(al.assignment_from_code(code), mode, theories, public)
+    return Setup(game.assignment, mode, theories, public, game.id)
 
 
-def _games(path: Path, source: str, needed: bool) -> dict[str, dict]:
-    try:
-        data = alchemists_state.load(path)
-    except alchemists_state.StateError as e:
-        if needed:
-            raise SetupError(f"{source}: state_file: {e}") from None
-        return {}
-    return {code: game for code, game in data["games"].items() if isinstance(game, dict)}
-
-
-def _recorded(games: dict[str, dict], created: Any, path: Path, source: str) -> tuple[str, dict]:
-    if created is not None:
-        if not isinstance(created, str):
-            raise SetupError(f"{source}: created: expected the time a game was recorded, as in the state file")
-        found = [(code, game) for code, game in games.items() if game.get("created") == created]
-        if not found:
-            raise SetupError(f"{source}: created: no game recorded at {created} in {path}")
-        return sorted(found)[0]
-    if not games:
-        raise SetupError(f"{source}: code: no game code given and no game in {path} "
-                         f"(start one with: alchemy-table alchemists new)")
-    return max(games.items(), key=lambda item: (str(item[1].get("created", "")), item[0]))
+def _by_time(created: str, path: Path, source: str) -> alchemists_state.Game:
+    games = alchemists_state.load(path)["games"]
+    found = [code for code, game in games.items() if isinstance(game, dict) and game.get("created") == created]
+    if len(found) != 1:
+        raise SetupError(f"{source}: created: {'no game' if not found else f'{len(found)} games'} recorded at "
+                         f"{created} in {path}; refusing to guess which game this journal played")
+    return alchemists_state.find_game(code=found[0], path=path)
 
 
 def _theories(raw: Any, source: str) -> tuple[al.Theory, ...]:
