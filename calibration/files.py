@@ -78,23 +78,30 @@ def read_bytes(path: str | os.PathLike[str], limit: int | None = None,
         raise error(f"{path}: cannot read: {e.strerror or e}") from None
     try:
         info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise error(f"{path}: a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise error(f"{path}: not a regular file (a device, a pipe or a socket)")
-        if info.st_size > limit:
-            raise error(f"{path}: {info.st_size} bytes, more than the limit of {limit}")
+        problem = _not_a_file(info, limit)
         chunks, size = [], 0
-        while chunk := os.read(fd, min(1 << 20, limit + 1 - size) or 1):
+        while problem is None and (chunk := os.read(fd, min(1 << 20, limit + 1 - size) or 1)):
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:  # it grew while being read
-                raise error(f"{path}: more than the limit of {limit} bytes")
-        return b"".join(chunks)
+                problem = f"more than the limit of {limit} bytes"
     except OSError as e:
-        raise error(f"{path}: cannot read: {e.strerror or e}") from None
+        problem = f"cannot read: {e.strerror or e}"
     finally:
         os.close(fd)
+    if problem is not None:  # raised here: ``error`` may be OSError itself
+        raise error(f"{path}: {problem}")
+    return b"".join(chunks)
+
+
+def _not_a_file(info: os.stat_result, limit: int) -> str | None:
+    if stat.S_ISDIR(info.st_mode):
+        return "a folder, not a file"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file (a device, a pipe or a socket)"
+    if info.st_size > limit:
+        return f"{info.st_size} bytes, more than the limit of {limit}"
+    return None
 
 
 def read_text(path: str | os.PathLike[str], limit: int | None = None,
