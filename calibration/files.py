@@ -7,7 +7,8 @@ What a file may be, checked before its content is trusted:
 - at most ``max_file_bytes()`` bytes (data files, 8 MiB unless ``ALCHEMY_TABLE_MAX_FILE_MB`` says otherwise)
   or ``max_image_bytes()`` (images, 64 MiB, ``ALCHEMY_TABLE_MAX_IMAGE_MB``);
 - JSON and TOML nested at most ``MAX_DEPTH`` deep (deeper ones end parsers and walkers in RecursionError),
-  with finite numbers only (no NaN, no infinities, no 10^400 that overflows a float later);
+  with finite numbers only (no NaN, no infinities, no 10^400 that overflows a float later: integers at
+  most ``MAX_INTEGER``);
 - an image at most ``max_pixels()`` pixels (50 megapixels, ``ALCHEMY_TABLE_MAX_PIXELS``), read from its
   header before a pixel is decoded: a 1 MB PNG can claim 20000 x 20000 pixels and take gigabytes to decode.
 
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_DEPTH = 64            # the deepest legitimate file (a layout) is 5 deep
+MAX_INTEGER = 10 ** 18    # seeds and counts are far below; a float holds it (as an approximation)
 DEFAULT_FILE_MB = 8       # the largest legitimate data file (a long game record) is well under 1 MB
 DEFAULT_IMAGE_MB = 64     # a 12-megapixel PNG from the Pi camera is about 20 MB
 DEFAULT_PIXELS = 50_000_000
@@ -163,10 +165,13 @@ def load_data(path: str | os.PathLike[str], error: type[Exception] = ValueError)
 
 
 def check_depth(data: Any, source: str, error: type[Exception] = ValueError) -> None:
-    """Refuse data nested more than ``MAX_DEPTH`` deep (walked without recursion)."""
+    """Refuse data nested more than ``MAX_DEPTH`` deep (walked without recursion), or holding an integer
+    beyond ``MAX_INTEGER`` (10^400 overflows the float every measure becomes)."""
     stack = [(data, 1)]
     while stack:
         value, depth = stack.pop()
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+            raise error(f"{source}: an integer of {len(str(abs(value)))} digits: no file holds such a number")
         if isinstance(value, dict):
             children = value.values()
         elif isinstance(value, list | tuple):

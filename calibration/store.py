@@ -105,6 +105,9 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
         raise fail("layout", "missing")
     if layout_name is not None and layout != layout_name:
         raise fail("layout", f"made for layout {layout!r}, not {layout_name!r}")
+    for key in ("colours", "top_area_mm2", "camera"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise fail(key, f"expected an object, got {type(data[key]).__name__}")
     colours = {}
     for label, rgb in (data.get("colours") or {}).items():
         if not (isinstance(rgb, list) and len(rgb) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in rgb)):
