@@ -27,3 +27,19 @@ def load_frame(path: str | Path) -> np.ndarray:
     if frame is None:
         raise OSError(f"{path}: not a readable image (corrupt, or not PNG/JPEG/BMP)")
     return frame
+
+
+def save_image(path: str | Path, image: np.ndarray) -> Path:
+    """Write a picture; OSError ``FILE: ...`` for a name OpenCV has no writer for, a folder, or a failure
+    (OpenCV raises its own error for an unknown extension, which is the user's mistake, not a crash)."""
+    path = Path(path)
+    if path.is_dir():
+        raise OSError(f"{path}: a folder; give a file name ending in .png or .jpg")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        written = cv2.imwrite(str(path), image)
+    except cv2.error:
+        written = False
+    if not written:
+        raise OSError(f"{path}: cannot write the picture (use .png or .jpg)")
+    return path

@@ -345,3 +345,10 @@ def test_in_a_real_process_one_line_exit_2_under_10_s_and_500_mb(tmp_path, argv,
     assert os.waitstatus_to_exitcode(status) == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert seconds < SECONDS, f"{seconds:.1f} s"
     assert usage.ru_maxrss / 1024 < MEGABYTES, f"{usage.ru_maxrss / 1024:.0f} MB"
+
+
+@pytest.mark.parametrize("out", ["FOLDER", "frame.xyz"])
+def test_an_output_picture_opencv_cannot_write_is_one_line(cli, tmp_path, out):
+    target = tmp_path if out == "FOLDER" else tmp_path / out
+    code, _, err = cli("render", "--layout", "chaudron", "--out", str(target), "--seed", "1")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err and str(target) in err
