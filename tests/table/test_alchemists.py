@@ -360,3 +360,13 @@ def test_same_states_and_presses_give_the_same_responses():
 def test_a_layout_without_the_scan_area_is_a_setup_error():
     with pytest.raises(SetupError, match="test-setup: layout: alchymia has no zone card-left"):
         make_mode("alchemists", load_layout("alchymia"), {"code": CODE}, "test-setup")
+
+
+def test_a_demonstration_game_is_the_published_derivation_everywhere_and_resumes_by_its_id(state_dir):
+    (state_dir / "alchemists.key").unlink(missing_ok=True)
+    area = ScanArea({"code": "YYXX", "demo": True})
+    assert area.mode._assignment == assignment_from_code("YYXX")
+    assert not (state_dir / "alchemists.key").exists()  # no table key is made for it
+    assert "YYXX" not in json.dumps(area.mode.setup) and area.mode.setup["demo"] is True
+    again = ScanArea(area.mode.setup)  # what a resume does with the journal's set-up
+    assert again.mode._assignment == area.mode._assignment and again.mode.game_id == area.mode.game_id

@@ -8,10 +8,16 @@ the code (``assistant.engines.alchemists.game_id``) that says nothing about it o
 finds exactly that game again, or refuses: never another game (two games recorded in the same second once
 made a time stamp name the wrong one). A journal of an older version names the game by ``created``: it is
 used when exactly one game has that time, refused otherwise.
+
+``"demo": true`` with a ``code`` declares a demonstration game (the shipped sessions, the tests): its
+answers are the code's published, unkeyed derivation, the same on every machine, and the state file is not
+used. Its ``game_id`` is a plain digest of the code, which anyone can invert by trying the 40,320 codes:
+a demonstration game is not secret.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +28,7 @@ from assistant.engines import alchemists as al
 from assistant.table import SetupError
 from calibration import files
 
-KEYS = ("code", "game", "game_id", "created", "mode", "theories", "state_file")
+KEYS = ("code", "game", "game_id", "created", "demo", "mode", "theories", "state_file")
 WHICH = ("code", "game", "game_id", "created")  # the ways to name the game: one at most
 
 
@@ -52,6 +58,8 @@ def parse_setup(raw: Mapping[str, Any], source: str) -> Setup:
     for key in given:
         if not isinstance(raw[key], str):
             raise SetupError(f"{source}: {key}: expected a string")
+    if raw.get("demo", False) is not False:
+        return _demo(raw, source)
     try:
         if "created" in raw:
             game = _by_time(raw["created"], path, source)
@@ -68,6 +76,33 @@ def parse_setup(raw: Mapping[str, Any], source: str) -> Setup:
         raise SetupError(f"{source}: mode: expected {' or '.join(al.MODES)}, got {mode!r}")
     theories = _theories(raw["theories"], source) if "theories" in raw else None
     return Setup(game.assignment, mode, theories, public, game.id)
+
+
+def _demo(raw: Mapping[str, Any], source: str) -> Setup:
+    if raw["demo"] is not True:
+        raise SetupError(f"{source}: demo: expected true or false")
+    if "game" in raw or "created" in raw:
+        raise SetupError(f"{source}: demo: a demonstration game is given by its code")
+    try:
+        if "code" in raw:
+            code = al.code_for_index(al.index_of_code(raw["code"]))
+        else:  # resuming: the code whose digest the journal kept
+            code = next((al.code_for_index(n) for n in range(al.GAMES)
+                         if demo_id(al.code_for_index(n)) == raw.get("game_id")), None)
+            if code is None:
+                raise SetupError(f"{source}: game_id: no demonstration game has this id")
+    except al.AlchemistsError as e:
+        raise SetupError(f"{source}: code: {e}") from None
+    mode = raw.get("mode", al.APPRENTICE)
+    if mode not in al.MODES:
+        raise SetupError(f"{source}: mode: expected {' or '.join(al.MODES)}, got {mode!r}")
+    theories = _theories(raw["theories"], source) if "theories" in raw else None
+    public = {k: v for k, v in raw.items() if k not in WHICH} | {"game_id": demo_id(code)}
+    return Setup(al.assignment_from_code(code), mode, theories, public, demo_id(code))
+
+
+def demo_id(code: str) -> str:
+    return hashlib.sha256(f"alchemists-demo:{code}".encode()).hexdigest()[:20]
 
 
 def _by_time(created: str, path: Path, source: str) -> alchemists_state.Game:
