@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration import files
 from hardware.exc import BadSetting
 from hardware.leds.map import DEFAULT_COUNT, LedMap, default_groups
 
@@ -149,6 +150,8 @@ SETTINGS = (
     Setting("calibration.file", "", _str, "the calibration file (calibrate colours, board, corners...) that run "
             "reads when --calibration is not given; keep it where the service can read it (/etc/alchemy-table or "
             "table.state_dir, not a home folder)"),
+    Setting("table.keep_frames", 100, _int(1, 10_000), "the live loop keeps what became of the last N frames and "
+            "its last N answers (pictures, the web page), whatever the game's length; the journal keeps the game"),
     Setting("camera.source", "auto", _choice("auto", "picamera2", "opencv", "folder", "video"),
             "auto: camera.path if set, the Pi camera on a Pi, else OpenCV"),
     Setting("camera.device", 0, _device, "OpenCV camera index or stream URL; picamera2 camera number"),
@@ -340,18 +343,21 @@ def system_path_default() -> Path:
 
 
 def _read_toml(path: Path) -> tuple[str, dict]:
+    text = files.read_text(path, error=OSError)  # regular file, size limit; a missing file stays an OSError
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a UTF-8 text file") from None
-    try:
-        return text, tomllib.loads(text)
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested more than {files.MAX_DEPTH} deep") from None
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         message = str(e)[: m.start()].strip() if m else str(e)
         line = m.group(1) if m else "1"
         column = f" (column {m.group(2)})" if m else ""
         raise ConfigError(f"{path}:{line}: not valid TOML: {message[:1].lower() + message[1:]}{column}") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    files.check_depth(data, str(path), ConfigError)
+    return text, data
 
 
 def _flatten(path: Path, text: str, data: dict) -> list[tuple[str, Any]]:

@@ -13,7 +13,6 @@ With ``--photo`` the ENDGAME.json file needs no ``reserve`` (if it has one, the 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -131,7 +130,6 @@ def _annotate(frame: np.ndarray, layout, reading, counts: dict[str, int], origin
         org = (int(corner[0]), int(corner[1]) + 14)
         cv2.putText(picture, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 4, cv2.LINE_AA)
         cv2.putText(picture, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, ink, 1, cv2.LINE_AA)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out), picture):
-        raise OSError(f"{out}: cannot write the picture (use .png or .jpg)")
+    from vision.image import save_image
+
+    save_image(path, picture)

@@ -29,6 +29,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration import files
+
 KIND = "alchemy-table calibration"
 
 
@@ -127,12 +129,7 @@ class Calibration:
 def load_calibration(path: str | Path, layout_name: str | None = None) -> Calibration:
     """Read and check a calibration file; ``layout_name`` must match the file's layout if given."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise CalibrationError(f"{path}: cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise CalibrationError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path, CalibrationError)
     return parse_calibration(data, str(path), layout_name)
 
 
@@ -147,6 +144,9 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
         raise fail("layout", "missing")
     if layout_name is not None and layout != layout_name:
         raise fail("layout", f"made for layout {layout!r}, not {layout_name!r}")
+    for key in ("colours", "top_area_mm2", "camera"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise fail(key, f"expected an object, got {type(data[key]).__name__}")
     colours = {}
     for label, rgb in (data.get("colours") or {}).items():
         if not (isinstance(rgb, list) and len(rgb) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in rgb)):

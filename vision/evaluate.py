@@ -22,15 +22,14 @@ Table sets (``vision.render.table``) are scored by ``vision.evaluate_tables``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import cv2
-
+from calibration import files
 from calibration.layout import load_layout
 from calibration.store import Calibration
+from vision.image import load_frame
 from vision.read import Reader
 from vision.reading import Reading
 
@@ -169,13 +168,13 @@ def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None, c
     tallies: dict[str, Tally] = {}
     total = Tally()
     for path in frames_in(folder):
-        truth = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        truth = files.load_json(path.with_suffix(".json"))
+        if not isinstance(truth, dict) or not isinstance(truth.get("layout"), str):
+            raise ValueError(f"{path.with_suffix('.json')}: layout: expected the name of the frame's layout")
         name = truth["layout"]
         if name not in readers:
             readers[name] = Reader(load_layout(name), (calibrations or {}).get(name), cards=cards)
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise OSError(f"{path}: not a readable image")
+        frame = load_frame(path)
         reader = readers[name]
         reader.locator.invalidate()  # every frame is a new scene: no cached homography
         reading = reader.read(frame)

@@ -18,7 +18,7 @@ from calibration.camera import board_image, calibrate_camera, read_images
 from calibration.layout import load_layout
 from calibration.markers import marker_sheets, save_sheets
 from calibration.store import merge_into
-from vision.image import load_frame
+from vision.image import load_frame, save_image
 from vision.learn import learn_colours
 from vision.locate import corners_homography, detect_markers
 
@@ -121,11 +121,9 @@ def _camera(sub) -> None:
 
 
 def run_camera(args) -> int:
-    import cv2
 
     if args.print_board:
-        if not cv2.imwrite(args.print_board, board_image()):
-            raise OSError(f"{args.print_board}: cannot write the picture")
+        save_image(args.print_board, board_image())
         print(f"ChArUco board written to {args.print_board} (print it flat, 254 dpi is true size)")
         if not args.images:
             return 0

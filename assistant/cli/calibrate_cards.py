@@ -18,6 +18,7 @@ second photo: taken again (another moment, the card moved), it is given with ``-
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from calibration.layout import load_layout
@@ -27,6 +28,8 @@ from vision.cards.check import check_set
 from vision.cards.enrol import EnrolError, cards_shown
 from vision.cards.store import open_set
 from vision.image import load_frame
+
+_SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")  # as the store's names: no "/", no ".."
 
 
 def register_calibrate(sub) -> None:
@@ -80,6 +83,8 @@ def run(args) -> int:
         return _report({n: open_set(args.out, n, card_size(layout)) for n in names}, zones)
     if not args.images and not args.camera:
         raise ValueError("calibrate cards: give [NAME=]IMAGE... or --camera NAME (or --check)")
+    if args.card_set is not None and not _SET_NAME.match(args.card_set):  # never a path out of --out
+        raise ValueError(f"--set: expected a set name (letters, digits, _ . -), not a path: {args.card_set!r}")
     if args.zone is not None and args.zone not in zones:
         raise ValueError(f"--zone: {args.zone!r} is not a card zone of {layout.name} (known: {', '.join(zones)})")
     calibration = load_calibration(args.calibration, layout.name) if args.calibration else None

@@ -8,11 +8,11 @@ recorded session (``demo``) carries its set-up, boards and button presses, which
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from assistant.config import GAMES
+from calibration import files
 
 
 def register(sub) -> None:
@@ -94,10 +94,10 @@ def _manifest(source: Path) -> dict:
     path = source / "session.json"
     if not path.is_file():
         return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected an object (the session's manifest)")
+    return data
 
 
 def _session_layouts(source: Path, manifest: dict) -> list[str]:

@@ -188,15 +188,10 @@ def load_setup(path: str | Path | None) -> Mapping[str, Any]:
     """A game set-up file (JSON, or TOML by its suffix); ``{}`` without one. Errors: ``FILE: what``."""
     if path is None:
         return {}
-    import json
-    import tomllib
+    from calibration import files
 
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {e}") from None
+    data = files.load_data(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected an object (the game's set-up)")
     return data

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from assistant.journal import Journal
+from assistant.journal import start
 from assistant.live.boards import Boards
 from assistant.live.compose import compose
 from assistant.live.outputs import Outputs
 from assistant.live.pipeline import Pipeline, Step
 from assistant.stabilise import Stabiliser
 from assistant.table import make_mode
+from calibration import files
 from hardware.buttons import Command
 from hardware.camera import Source
 from hardware.clock import SteppedClock
@@ -57,10 +58,7 @@ def open_recorded(path: str | Path) -> Source:
 def read_commands(path: str | Path) -> dict[int, list[str]]:
     """``[{"frame": N, "command": C}, ...]`` -> ``{N: [C, ...]}``; errors ``FILE: [i].key: what``."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path)
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of {{\"frame\": N, \"command\": C}}")
     out: dict[int, list[str]] = {}
@@ -117,16 +115,18 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
     like the scripted ones; ``realtime`` reads the frames at their own pace; ``hold`` keeps the game (and
     its buttons) going after the last frame until Ctrl-C."""
     out_dir = Path(out) if out is not None else None
+    journal = None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+        journal = start(out_dir / "journal.jsonl", archive=None).journal  # the old one replaced under its lock
         for name in OUTPUT_NAMES:
-            (out_dir / name).unlink(missing_ok=True)
+            if name != "journal.jsonl":
+                (out_dir / name).unlink(missing_ok=True)
         for old in out_dir.glob("[0-9][0-9][0-9]-*.png"):
             old.unlink()
     commands = dict(commands or {})
     clock = SteppedClock()
     outputs = Outputs.simulated(clock)
-    journal = Journal(out_dir / "journal.jsonl") if out_dir is not None else None
     events_log = open(out_dir / "events.jsonl", "w", encoding="utf-8") if out_dir is not None else None  # noqa: SIM115
     written: list[Path] = []
     current: dict[str, Any] = {"frame": None}

@@ -2,7 +2,8 @@
 :class:`~assistant.live.pipeline.Pipeline`, with the journal in ``table.state_dir``.
 
 The journal of the game on the table is ``STATE_DIR/game.jsonl``. A new game moves the previous journal
-to ``STATE_DIR/games/`` first (nothing is overwritten); ``--resume`` carries on the game in
+to ``STATE_DIR/games/`` first (nothing is overwritten; under the journal's lock, so never the journal of
+another ``run`` still writing it: that is refused); ``--resume`` carries on the game in
 ``game.jsonl`` (and starts a new one when there is none to carry on). Over a recorded source (an image
 folder or a video, for tests and demonstrations), resuming skips the frames already read before the
 restart, as a live camera would have moved on.
@@ -18,7 +19,6 @@ order, and exit 0.
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import sys
 import time
@@ -28,7 +28,7 @@ from typing import Any
 
 from assistant import notify
 from assistant.config import Config
-from assistant.journal import Journal, read, resume
+from assistant.journal import resume, start
 from assistant.live.boards import Boards, load_setup
 from assistant.live.outputs import Outputs
 from assistant.live.pipeline import Pipeline, Step
@@ -42,7 +42,6 @@ from hardware.display.screens import Message
 from hardware.leds.patterns import Lights
 
 JOURNAL = "game.jsonl"
-ARCHIVE = "games"
 
 
 class Stop(Exception):
@@ -51,28 +50,6 @@ class Stop(Exception):
 
 def journal_path(config: Config, override: str | None = None) -> Path:
     return Path(override) if override else Path(config["table.state_dir"]) / JOURNAL
-
-
-def archive(path: Path) -> Path | None:
-    """Move a finished or abandoned journal to ``games/`` beside it, named by its start and game."""
-    if not path.exists() or path.stat().st_size == 0:
-        path.unlink(missing_ok=True)
-        return None
-    game, started = "game", time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
-    with contextlib.suppress(ValueError, OSError):
-        records = read(path)
-        if records:
-            started = records[0].time[:19].replace("-", "").replace(":", "").replace("T", "-")
-            game = str(records[0].data.get("game", game))
-    folder = path.parent / ARCHIVE
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{started}-{game}.jsonl"
-    n = 1
-    while target.exists():
-        n += 1
-        target = folder / f"{started}-{game}-{n}.jsonl"
-    os.replace(path, target)
-    return target
 
 
 def print_step(step: Step, out=None) -> None:
@@ -134,10 +111,11 @@ def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[P
             outputs.apply(Response(screen=Message(f"Cannot start {game}", str(e), "error")))
             return old
         old.close()
-        moved = archive(path)
+        journal, moved = start(path)  # the previous journal is archived under the journal's lock
         if moved is not None:
             say(f"previous game kept as {moved}")
-        pipeline = Pipeline(game, mode, boards, outputs, Journal(path), Stabiliser(), on_step=answered(web))
+        pipeline = Pipeline(game, mode, boards, outputs, journal, Stabiliser(), on_step=answered(web),
+                            keep=config["table.keep_frames"])
         if web is not None:
             web.attach(pipeline)
         pipeline.start()
@@ -171,7 +149,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         records, journal = resume(path) if resume_game and path.exists() else ((), None)
         if journal is not None and any(r.kind == "game" for r in records):
             try:
-                pipeline = Pipeline.resume(records, journal, game, make, outputs, on_step=on_step)
+                pipeline = Pipeline.resume(records, journal, game, make, outputs, on_step=on_step,
+                                           keep=config["table.keep_frames"])
             except BaseException:
                 journal.close()
                 raise
@@ -182,12 +161,13 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                 journal.close()
             if resume_game:
                 say(f"{path}: no game to resume; starting a new one")
-            moved = archive(path)
-            if moved is not None:
-                say(f"previous game kept as {moved}")
             name = start_game
             mode, boards = make(name, setup)
-            pipeline = Pipeline(name, mode, boards, outputs, Journal(path), Stabiliser(), on_step=on_step)
+            journal, moved = start(path)  # refused while another process has the journal open
+            if moved is not None:
+                say(f"previous game kept as {moved}")
+            pipeline = Pipeline(name, mode, boards, outputs, journal, Stabiliser(), on_step=on_step,
+                                keep=config["table.keep_frames"])
             if hub is not None:
                 hub.attach(pipeline)
             pipeline.start()

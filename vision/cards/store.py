@@ -214,7 +214,8 @@ def load_set(folder: str | Path) -> CardSet:
         raise CardSetError(f"{path}: cards: expected an object of card name -> {{image}}")
     images, meta, more = {}, {}, {}
     for card, entry in cards.items():
-        if not _NAME.match(card) or not isinstance(entry, dict) or not isinstance(entry.get("image"), str):
+        if not _NAME.match(card) or not isinstance(entry, dict) or not isinstance(entry.get("image"), str) \
+                or not _NAME.match(entry["image"]):  # a plain name: the image is inside the set's folder
             raise CardSetError(f"{path}: cards.{card}: expected {{\"image\": \"FILE.png\"}}")
         extra = entry.get("more", [])
         if not (isinstance(extra, list) and all(isinstance(e, str) for e in extra)):
@@ -251,7 +252,10 @@ class CardLibrary:
 
 
 def open_set(folder: str | Path, name: str, card_mm: tuple[float, float]) -> CardSet:
-    """The set ``name`` in the cards folder ``folder``, created empty if it is not there yet."""
+    """The set ``name`` in the cards folder ``folder``, created empty if it is not there yet. The name is a
+    plain name (``_NAME``: no ``/``, no ``..``), so the set's folder is always inside ``folder``."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise CardSetError(f"set: expected a set name (letters, digits, _ . -), not a path: {name!r}")
     path = Path(folder) / name
     if (path / "set.json").exists():
         found = load_set(path)

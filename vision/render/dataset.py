@@ -7,18 +7,16 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from calibration.layout import Layout
+from vision.image import save_image
 from vision.render import LIGHTINGS, calibration_state, lighting_preset, random_conditions, random_state, render_frame
 from vision.render.deck import CardStyle
 
 
 def write_frame(path: Path, frame: np.ndarray, truth: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(path), frame):
-        raise OSError(f"{path}: cannot write the image (use .png or .jpg)")
+    save_image(path, frame)
     path.with_suffix(".json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
 
 
