@@ -94,7 +94,7 @@ def test_run_publishes_its_game_and_the_camera_lost_and_says_goodbye(mosquitto, 
 
 
 def test_a_new_game_on_the_table_still_publishes_the_end_of_the_one_before(mosquitto, tmp_path, web):
-    from assistant.live.run import archive
+    from assistant.journal import start
 
     broker = Broker("127.0.0.1", mosquitto.port, "club")
     hub = Hub(broker)
@@ -107,7 +107,9 @@ def test_a_new_game_on_the_table_still_publishes_the_end_of_the_one_before(mosqu
         publisher.update(first.pipeline)
         first.play(len(first.frames))           # the whole game, the reveal at its end...
         first.close()
-        old = read(archive(first.state_dir / "game.jsonl"))   # ...then the game wheel starts another one
+        started = start(first.state_dir / "game.jsonl")      # ...then the game wheel starts another one
+        started.journal.close()
+        old = read(started.moved)
         second = SimulatedTable("table-1", load_session("chaudron"), tmp_path / "t1")
         second.start()
         second.play(20)
