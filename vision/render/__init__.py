@@ -28,6 +28,7 @@ import numpy as np
 from calibration.layout import LABEL_KINDS, Layout, Zone
 from vision.colour import rgb_to_lab
 from vision.pieces import PieceShape, piece_shapes
+from vision.render import piles
 from vision.render.camera import FRAME_SIZE, Pose, make_camera, warp_to_frame
 from vision.render.cards import draw_card, draw_finger, finger_polygon, foreign_card, place_card
 from vision.render.scene import (
@@ -98,6 +99,7 @@ class Conditions:
     foreign: tuple[str, ...] = ()  # zones holding an object that is none of their labels
     fingers: tuple[str, ...] = ()  # card zones with a fingertip over a corner of their card
     placement_seed: int = 0
+    piles: piles.PileStyle | None = None  # reserve piles as players leave them (vision/render/piles.py)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -161,7 +163,10 @@ def _slot_piece(zone: Zone, label: str, shape: PieceShape, bgr, c: Conditions) -
 
 def _pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], colours, c: Conditions) -> list[Placed]:
     """Cubes in a count zone: packed on a lattice grown outwards from a random seed (so most touch), the
-    same positions for the same seed so that adding a cube adds one place."""
+    same positions for the same seed so that adding a cube adds one place. With ``c.piles``: as players
+    leave them (``vision.render.piles``)."""
+    if c.piles is not None:
+        return piles.pile(zone, counts, shapes, colours, c.placement_seed, c.piles)
     total = sum(counts.values())
     if total == 0:
         return []
@@ -238,6 +243,7 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     shapes = piece_shapes(layout)
     colours = {label: rgb_to_bgr01(layout.colour(label)) for label in layout.palette}
     pieces: list[Placed] = []
+    stacked: dict[str, bool] = {}
     for z in layout.zones:
         if z.kind == "card" and z.id in c.foreign:
             pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm))
@@ -249,12 +255,17 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
             label = state["zones"][z.id]
             pieces.append(_slot_piece(z, label, shapes[label], colours[label], c))
         elif z.kind == "count":
-            pieces.extend(_pile(z, state["counts"][z.id], shapes, colours, c))
+            pile = _pile(z, state["counts"][z.id], shapes, colours, c)
+            stacked[z.id] = any(isinstance(p, piles.Raised) for p in pile)
+            pieces.extend(pile)
     skin, sleeve = hand_polygons(c.hand) if c.hand else ([], [])
     draw_shadows(canvas, pieces, c.lighting)
     nadir = camera.C[:2]
-    for p in sorted(pieces, key=lambda p: -float(np.linalg.norm(np.asarray(p.center) - nadir))):
-        (draw_card if p.shape.kind == "card" else draw_piece)(canvas, camera, p, c.lighting)
+    # (cubes lying on others last: their base is raised)
+    for p in sorted(pieces, key=lambda p: (getattr(p, "z_mm", 0.0),
+                                           -float(np.linalg.norm(np.asarray(p.center) - nadir)))):
+        draw = draw_card if p.shape.kind == "card" else piles.draw if isinstance(p, piles.Raised) else draw_piece
+        draw(canvas, camera, p, c.lighting)
     _draw_fingers(canvas, layout, pieces, c)
     if c.hand:
         draw_hand_shadow(canvas, skin + sleeve, c.hand, c.lighting)
@@ -263,7 +274,10 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
 
     frame = warp_to_frame(canvas.image, canvas.from_mm, camera, rgb_to_bgr01(c.table_rgb))
     frame = _sensor(frame, c, rng)
-    return frame, _truth(layout, state, c, camera, skin + sleeve)
+    truth = _truth(layout, state, c, camera, skin + sleeve)
+    if c.piles is not None:  # which trays have a cube lying on another
+        truth["piles"] = {zid: {"stacked": flag} for zid, flag in stacked.items()}
+    return frame, truth
 
 
 def _draw_fingers(canvas: Canvas, layout: Layout, pieces: list[Placed], c: Conditions) -> None:
