@@ -11,19 +11,19 @@ truth is unknown (under a hand) is left out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
 from calibration.layout import Layout, load_layout
+from calibration.store import Calibration
 from vision.learn import CalibrationFrameError, learn_colours
 from vision.read import Reader
 from vision.render import (
     LIGHTINGS,
     Conditions,
     calibration_state,
-    lighting_preset,
     random_conditions,
     render_frame,
 )
@@ -93,16 +93,21 @@ def render(layout: Layout, state: dict, c: Conditions, light: str, rng: np.rando
     return frame, truth
 
 
-def calibrated_reader(layout: Layout, c: Conditions, style: PileStyle, light: str, rng: np.random.Generator
-                      ) -> Reader | None:
+def table_calibration(layout: Layout, c: Conditions, style: PileStyle, light: str, rng: np.random.Generator
+                      ) -> Calibration | None:
     """The table's own calibration frame (no hand, no stacking), learnt as ``calibrate colours`` does."""
-    from dataclasses import replace
     cal_c = replace(c, hand=None, piles=replace(style, stacked=0.0), placement_seed=c.placement_seed + 1)
     frame, _ = render(layout, calibration_state(layout), cal_c, light, rng)
     try:
-        return Reader(layout, learn_colours(frame, layout))
+        return learn_colours(frame, layout)
     except CalibrationFrameError:
         return None
+
+
+def calibrated_reader(layout: Layout, c: Conditions, style: PileStyle, light: str, rng: np.random.Generator
+                      ) -> Reader | None:
+    calibration = table_calibration(layout, c, style, light, rng)
+    return None if calibration is None else Reader(layout, calibration)
 
 
 def evaluate(seed: int, tables: int, frames: int, lights=LIGHTS, stacked: float = 0.3,
@@ -117,7 +122,6 @@ def evaluate(seed: int, tables: int, frames: int, lights=LIGHTS, stacked: float 
             c, style = table(layout, light, rng, stacked)
             reader = calibrated_reader(layout, c, style, light, rng)
             for f in range(frames):
-                from dataclasses import replace
                 fc = replace(c, piles=style, placement_seed=int(rng.integers(2**31)),
                              hand=c.hand if f == 0 else None)
                 frame, truth = render(layout, random_reserve(layout, rng), fc, light, rng)

@@ -80,8 +80,7 @@ def pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], colo
         if ground is not None:
             break
     else:
-        from vision.render.state import StateError
-        raise StateError(f"counts.{zone.id}: {total} cubes left loose do not fit the zone")
+        ground = _lattice(zone, sides[:total - raised])
     out: list[Placed] = []
     for (cx, cy, angle), side, label in zip(ground, sides, labels, strict=False):
         out.append(Placed(label, PieceShape("cube", (side, side), side), (cx, cy), angle,
@@ -179,6 +178,18 @@ def draw(canvas, camera, p: Raised, lighting) -> None:
     seen = Placed(p.label, PieceShape("cube", (side * k, side * k), side), (float(centre[0]), float(centre[1])),
                   p.angle_deg, p.bgr, p.specular)
     draw_piece(canvas, _LiftedBase(camera, p.z_mm, k), seen, lighting)
+
+
+def _lattice(zone: Zone, sides: list[float]) -> list[tuple[float, float, float]]:
+    """Cubes pushed square into rows from the tray's corner: what a jammed pile comes to."""
+    left, top, right, bottom = zone.bounds
+    pitch = max(sides) + GAP_MM
+    cols = int((right - left - 2 * EDGE_MM) // pitch)
+    if cols * int((bottom - top - 2 * EDGE_MM) // pitch) < len(sides):
+        from vision.render.state import StateError
+        raise StateError(f"counts.{zone.id}: {len(sides)} cubes do not fit the zone")
+    return [(left + EDGE_MM + pitch * (k % cols + 0.5), top + EDGE_MM + pitch * (k // cols + 0.5), 0.0)
+            for k in range(len(sides))]
 
 
 class _LiftedBase:
