@@ -93,15 +93,10 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
     # Pieces of one shape share one scale (the camera's height sets it): the median over every tray of
     # them, each tray a few pieces; the nominal top stands unless that is clearly off.
     shapes = piece_shapes(layout)
-    import os
     top_area = {}
     for label in ratios:
         same = [x for other, r in ratios.items() if shapes[other] == shapes[label] for x in r]
         ratio = float(np.median(same))
-        if os.environ.get("CNT_PER_LABEL"):
-            ratio = float(np.median(ratios[label]))
-            top_area[label] = palette_model.top_area_mm2[label] * float(np.clip(ratio, 0.7, 1.3))
-            continue
         if abs(ratio - 1) > AREA_DEADBAND:  # pieces of another size than the layout says, or a lower camera
             top_area[label] = palette_model.top_area_mm2[label] * float(np.clip(ratio, 1 - AREA_TRUST, 1 + AREA_TRUST))
     return Calibration(layout.name, colours, top_area, None if base is None else base.corners,

@@ -56,6 +56,8 @@ SKIN_SPREAD_MIN = 1.5  # (Lab a* units)
 LIT_SKIN_MM = 20.0  # pale skin raised towards the lamp: a patch this wide of cells that pass for the board, ...
 LIT_SKIN_REDDER = 2.0  # ... on average this much redder than the free board's such patches (Lab a*), ...
 LIT_SKIN_LIGHT = 1.05  # ... each cell this much brighter than the board
+TINT_NOISE = 0.03  # the board around a tray off its colour by less than this (log units): the light's own colour
+TINT_MAX = 0.35  # (log units: a tray's light is not further off the board's than a warm lamp's from daylight)
 
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 0.5)  # log of a uint8 level, looked up
@@ -289,6 +291,8 @@ class Reader:
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
             shadow = fit_hand_shadow(hands, light, board, g.grid_mm)
         foot = self._foot(frame, location) if g.count_ids else None
+        if g.count_ids:
+            gain_count = gain_count * self._tray_tints(grid_norm, board)
         for i, zid in enumerate(g.count_ids):
             # A cube under a finger is a cube missed: no count, not a wrong one. (A piece is counted while half
             # its top shows: a few mask cells spilt from the hand beside the tray hide none.)
@@ -398,6 +402,24 @@ class Reader:
         """The cells of count zone ``i``'s ring of free board (8 to 24 mm around it) that show the board."""
         ring = self._tray_rings[i]
         return ring[board.take(ring)]
+
+    def _tray_tints(self, grid_norm: np.ndarray, board: np.ndarray) -> np.ndarray:
+        """Per count zone, the colour correction (per channel, brightness kept) that brings the free board
+        around it, as normalised, to the board's colour: the light field has one colour over the board, and
+        under mixed light (a warm lamp on one side, daylight on the other) a tray's colours are off by the
+        light's colour there. Where the ring's board is within ``TINT_NOISE`` of its colour (JPEG's noise on
+        the ring's median), or too little of it is seen, 1."""
+        ref = self.model.background_bgr * 255.0
+        out = np.ones((len(self._tray_rings), 3))
+        for i, ring in enumerate(self._tray_rings):
+            seen = ring[board.take(ring)]
+            if len(seen) < 8:
+                continue
+            log_ratio = np.log(ref) - np.log(np.maximum(np.median(grid_norm.take(seen, axis=0), axis=0), 1.0))
+            log_ratio -= log_ratio.mean()
+            if np.abs(log_ratio).max() >= TINT_NOISE:
+                out[i] = np.exp(np.clip(log_ratio, -TINT_MAX, TINT_MAX))
+        return out
 
     def _foot(self, frame: np.ndarray, location: Location) -> np.ndarray:
         """The board point (mm) under the camera: where the frame's centre looks, its principal point (the

@@ -7,8 +7,8 @@ long, from its top down to the board past the cube under it. So, from each count
 camera's foot (the board point under the frame's centre), the run of darker pixels of its colour just past
 its top is measured on three rays across the cube (their middle value: a ray through a gap to a neighbour's
 side is one ray). A cube whose side is hidden by a neighbour's top measures nothing. The frame's own cubes
-give the length of one layer's side (the median of the sides seen); a tray with a cube whose side is
-``STACKED_SIDE`` times that is not counted.
+give the length of one layer's side (the median of each tray's sides seen, the median over the trays); a
+tray with a cube whose side is ``STACKED_SIDE`` times that, or its own cubes' median, is not counted.
 """
 
 from __future__ import annotations
@@ -72,8 +72,9 @@ def one_layer(runs: list[list[int]]) -> float | None:
 
 
 def stacked(runs: list[int], layer: float | None) -> bool:
-    """A cube's side is two layers' long: against the tray's own cubes' when it shows enough of them, else
-    the frame's."""
+    """A cube's side is two layers' long: against the longer of the tray's own cubes' sides (when it shows
+    enough of them) and the frame's. (A dark colour's sides are partly taken for the board's shadow: its
+    own are short, and a side of one layer's length stood out of them.)"""
     own = _layer(runs)
-    ref = own if own is not None else layer
+    ref = max((x for x in (own, layer) if x is not None), default=None)
     return ref is not None and ref >= MIN_SIDE_PX and bool(runs) and max(runs) >= STACKED_SIDE * ref
