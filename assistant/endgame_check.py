@@ -76,6 +76,8 @@ def check(seed: int, games: int, stacked: float = 0.2, progress=None) -> Endgame
                                          players)
             except UncountedTray:
                 tally.asked += 1
+                if progress:
+                    progress(g, tally)
                 continue
             tally.announced += 1
             got = score_endgame(players, Cubes.of(**counts))
@@ -84,5 +86,5 @@ def check(seed: int, games: int, stacked: float = 0.2, progress=None) -> Endgame
                 tally.wrong += 1
                 tally.mistakes.append(f"s{seed} game {g} ({light}): reserve {reserve}, read {counts}")
             if progress:
-                progress(g)
+                progress(g, tally)
     return tally

@@ -54,8 +54,12 @@ def _endgames(args) -> int:
 
     if args.endgames < 1:
         raise ValueError("eval-piles: --endgames is at least 1")
-    t = check(args.seed, args.endgames, min(args.stacked, 1.0),
-              progress=lambda g: print(f"  game {g + 1}/{args.endgames}", file=sys.stderr) if g % 10 == 9 else None)
+    def progress(g, t):
+        if g % 10 == 9:
+            print(f"  game {g + 1}/{args.endgames}: announced {t.announced} ({t.wrong} wrong), asked {t.asked}",
+                  file=sys.stderr)
+
+    t = check(args.seed, args.endgames, args.stacked, progress=progress)
     print(f"seed {args.seed}: {t.games} end-games; results announced {t.announced} ({t.wrong} wrong), "
           f"trays asked in {t.asked}")
     _mistakes(t.mistakes, args.mistakes)

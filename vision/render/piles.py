@@ -24,7 +24,7 @@ from vision.render.scene import Placed, draw_piece
 
 GAP_MM = 0.3  # between two touching cubes (none quite flush)
 EDGE_MM = 1.0  # a cube keeps this far inside the tray's walls
-TRIES = 400
+TRIES = 60
 
 
 @dataclass(frozen=True)
@@ -71,12 +71,12 @@ def pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], colo
         raised = 1 + int(total >= 6 and rng.random() < 0.3)
     sides = [max(shapes[label].size) * style.scale * float(rng.uniform(1 - style.size_tol, 1 + style.size_tol))
              for label in labels]
-    for attempt in range(20):
+    for attempt in range(8):
         # A big pile that jams left loosely is pushed together, as a player would: more cubes set against
-        # others, fewer turned, and at last slid square against them.
-        k = min(1.0, attempt / 10)
+        # others, fewer turned, then slid square against them, at last in rows from a corner (``_lattice``).
+        k = min(1.0, attempt / 4)
         tighter = PileStyle(touch=style.touch + (1 - style.touch) * k, turn=style.turn * (1 - k), walls=style.walls)
-        ground = _lay(zone, sides[:total - raised], tighter, rng, square=attempt >= 10)
+        ground = _lay(zone, sides[:total - raised], tighter, rng, square=attempt >= 4)
         if ground is not None:
             break
     else:
@@ -114,16 +114,30 @@ def _square(cx: float, cy: float, angle: float, side: float) -> np.ndarray:
     return np.array([c - u - v, c + u - v, c + u + v, c - u + v])
 
 
-def _apart(p: np.ndarray, q: np.ndarray) -> bool:
-    """Two convex squares at least GAP_MM apart along some side's normal (separating axes)."""
+def _apart(p: np.ndarray, q: np.ndarray, gap: float = GAP_MM) -> bool:
+    """Two convex squares at least ``gap`` apart along some side's normal (separating axes)."""
     for poly in (p, q):
         for i in range(4):
             edge = poly[(i + 1) % 4] - poly[i]
             n = np.array([-edge[1], edge[0]]) / (np.linalg.norm(edge) + 1e-12)
             a, b = p @ n, q @ n
-            if a.max() + GAP_MM <= b.min() or b.max() + GAP_MM <= a.min():
+            if a.max() + gap <= b.min() or b.max() + gap <= a.min():
                 return True
     return False
+
+
+def _free(poly: np.ndarray, at, side: float, polys: list[np.ndarray], placed, sides: list[float]) -> bool:
+    """``poly`` is GAP_MM clear of every cube laid: by their distances first (inscribed circles that meet
+    overlap, circumscribed ones that do not cannot), the separating axes only for the cubes in between."""
+    if not placed:
+        return True
+    centres = np.array([p[:2] for p in placed])
+    other = np.array(sides[:len(placed)])
+    d = np.hypot(centres[:, 0] - at[0], centres[:, 1] - at[1])
+    if np.any(d < (side + other) / 2 + GAP_MM):
+        return False
+    near = np.flatnonzero(d <= (side + other) / math.sqrt(2) + GAP_MM)
+    return all(_apart(poly, polys[j]) for j in near)
 
 
 def _lay(zone: Zone, sides: list[float], style: PileStyle, rng: np.random.Generator, square: bool = False
@@ -160,7 +174,7 @@ def _lay(zone: Zone, sides: list[float], style: PileStyle, rng: np.random.Genera
             poly = _square(x, y, angle, side)
             if poly.min(axis=0)[0] < lo[0] or poly.min(axis=0)[1] < lo[1] or np.any(poly.max(axis=0) > hi):
                 continue
-            if all(_apart(poly, q) for q in polys):
+            if _free(poly, (x, y), side, polys, placed, sides):
                 placed.append((float(x), float(y), angle))
                 polys.append(poly)
                 break
@@ -183,7 +197,7 @@ def draw(canvas, camera, p: Raised, lighting) -> None:
 def _lattice(zone: Zone, sides: list[float]) -> list[tuple[float, float, float]]:
     """Cubes pushed square into rows from the tray's corner: what a jammed pile comes to."""
     left, top, right, bottom = zone.bounds
-    pitch = max(sides) + GAP_MM
+    pitch = max(sides) + GAP_MM + 0.05  # (clear of the gap, not on it)
     cols = int((right - left - 2 * EDGE_MM) // pitch)
     if cols * int((bottom - top - 2 * EDGE_MM) // pitch) < len(sides):
         from vision.render.state import StateError
