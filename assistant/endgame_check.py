@@ -6,7 +6,7 @@ Each end-game: 2 to 5 adepts with their schools, fame and screens, a reserve tha
 calibrated as a user would (its calibration frame, ``calibrate colours``); the photo goes through the
 referee's own path (``referee_photo.photo_counts``). A result is announced when every tray is counted:
 right when every school place and the winners are the truth's, wrong otherwise; else the trays in doubt
-are asked.
+are asked (or the counts make no game, more cubes than in play, and the referee refuses them).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from assistant.engines.alchimiste import COLOURS, Cubes, EndPlayer, score_endgame
+from assistant.engines.alchimiste import COLOURS, Cubes, EndPlayer, IllegalAction, score_endgame
 from assistant.engines.alchimiste.rules import SETUP
 from assistant.referee_photo import TRAY, UncountedTray, photo_counts
 from calibration.layout import load_layout
@@ -79,8 +79,12 @@ def check(seed: int, games: int, stacked: float = 0.2, progress=None) -> Endgame
                 if progress:
                     progress(g, tally)
                 continue
+            try:
+                got = score_endgame(players, Cubes.of(**counts))
+            except IllegalAction:  # more cubes counted than the game has: the referee refuses the table
+                tally.asked += 1
+                continue
             tally.announced += 1
-            got = score_endgame(players, Cubes.of(**counts))
             if [line.school_place for line in got.lines] != [line.school_place for line in truth.lines] or \
                     got.winners != truth.winners:
                 tally.wrong += 1
