@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from calibration import files
 from hardware.exc import BadSetting
 from hardware.leds.map import DEFAULT_COUNT, LedMap, default_groups
 
@@ -82,6 +83,19 @@ def _str(v):
     return None if isinstance(v, str) else f"must be a string, not {v!r}"
 
 
+def _listen(v):
+    if not isinstance(v, str | int) or isinstance(v, bool):
+        return "expected PORT or HOST:PORT, e.g. \"8080\""
+    if str(v).strip() == "":
+        return None
+    from assistant.web.server import parse_listen
+    try:
+        parse_listen(v)
+    except ValueError:
+        return f"expected PORT or HOST:PORT (a port 0..65535), got {v!r}"
+    return None
+
+
 def _device(v):
     if isinstance(v, bool) or not isinstance(v, int | str):
         return f"must be a camera index (0 for /dev/video0) or a stream URL, not {v!r}"
@@ -108,6 +122,15 @@ def _per_game(kind: type) -> Callable[[Any], str | None]:
     return check
 
 
+def _topic_level(optional: bool = False) -> Callable[[Any], str | None]:
+    """A name that is one MQTT topic level: no ``/ + #``, nothing a subscriber would mistake."""
+    def check(v):
+        if not isinstance(v, str) or not (re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", v) or (optional and not v)):
+            return f"must be 1-64 letters, digits, '_', '.' or '-' (it is a topic level), not {v!r}"
+        return None
+    return check
+
+
 @dataclass(frozen=True)
 class Setting:
     key: str
@@ -124,6 +147,11 @@ SETTINGS = (
             "run without --layout) starts it: {chaudron = [\"chaudron\", \"chaudron-potions\"]}; default the game's"),
     Setting("table.setups", {}, _per_game(str), "per game, the set-up file used when the game wheel (or run "
             "without --setup) starts it; default none"),
+    Setting("calibration.file", "", _str, "the calibration file (calibrate colours, board, corners...) that run "
+            "reads when --calibration is not given; keep it where the service can read it (/etc/alchemy-table or "
+            "table.state_dir, not a home folder)"),
+    Setting("table.keep_frames", 100, _int(1, 10_000), "the live loop keeps what became of the last N frames and "
+            "its last N answers (pictures, the web page), whatever the game's length; the journal keeps the game"),
     Setting("camera.source", "auto", _choice("auto", "picamera2", "opencv", "folder", "video"),
             "auto: camera.path if set, the Pi camera on a Pi, else OpenCV"),
     Setting("camera.device", 0, _device, "OpenCV camera index or stream URL; picamera2 camera number"),
@@ -162,6 +190,15 @@ SETTINGS = (
     Setting("buttons.encoder_b", 27, _int(0, 27, optional=True), "GPIO of the game wheel's B contact"),
     Setting("buttons.bounce_ms", 20, _int(0, 1000), "debounce time"),
     Setting("service.stall_s", 20.0, _float(1), "main loop silent this long: stop the watchdog pings"),
+    Setting("tournament.broker", "", _str, "MQTT broker of the tournament (host); empty: no tournament"),
+    Setting("tournament.port", 1883, _int(1, 65535), "broker port (1883; 8883 with TLS)"),
+    Setting("tournament.name", "tournament", _topic_level(), "the tournament's name (a topic level)"),
+    Setting("tournament.table", "", _topic_level(optional=True), "this table's name; default the host name"),
+    Setting("tournament.tls", False, _bool, "connect to the broker with TLS"),
+    Setting("tournament.ca_file", "", _str, "TLS: the CA certificate (default: the system's)"),
+    Setting("tournament.username", "", _str, "user name on the broker (its password file)"),
+    Setting("tournament.password_file", "", _str, "file holding the password, so it is never printed"),
+    Setting("web.listen", "8080", _listen, "the table's page: PORT (all addresses) or HOST:PORT; \"\": not served"),
 )
 SCHEMA = {s.key: s for s in SETTINGS}
 SECTIONS = tuple(dict.fromkeys(k.split(".")[0] for k in SCHEMA))
@@ -306,18 +343,21 @@ def system_path_default() -> Path:
 
 
 def _read_toml(path: Path) -> tuple[str, dict]:
+    text = files.read_text(path, error=OSError)  # regular file, size limit; a missing file stays an OSError
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a UTF-8 text file") from None
-    try:
-        return text, tomllib.loads(text)
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested more than {files.MAX_DEPTH} deep") from None
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         message = str(e)[: m.start()].strip() if m else str(e)
         line = m.group(1) if m else "1"
         column = f" (column {m.group(2)})" if m else ""
         raise ConfigError(f"{path}:{line}: not valid TOML: {message[:1].lower() + message[1:]}{column}") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    files.check_depth(data, str(path), ConfigError)
+    return text, data
 
 
 def _flatten(path: Path, text: str, data: dict) -> list[tuple[str, Any]]:

@@ -6,6 +6,12 @@ returns, so once it has returned the record is on disk: the LEDs and the display
 When the journal (or a folder above it) is created, the folder is fsynced too, so the new file's name is on
 disk as well as its content.
 
+One lock for everything that writes or moves a journal: ``.NAME.lock`` beside the journal ``NAME``, held
+(``flock``) by an open ``Journal`` for as long as it is open, and by :func:`start` while it moves the
+previous journal aside and creates the new one. The lock is a file of its own, never renamed, because a
+lock on the journal itself would travel with it into the archive, and a second process would then write
+a new journal beside the one the first is still appending to.
+
 A power cut or a kill in the middle of an append can leave at most one incomplete last line. Reading back
 ignores it with a one-line warning (``FILE:LINE: ...``) and keeps every record before it; ``resume`` also cuts
 it off so that the next append starts on a clean line. A bad line anywhere else is not a crash but damage,
@@ -25,10 +31,13 @@ Write what the players can see; to prove a secret later, write a salted digest o
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
 import os
+import stat
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +49,8 @@ except ImportError:  # not on Windows; there one process at a time is the user's
     fcntl = None
 
 log = logging.getLogger(__name__)
+
+ARCHIVE = "games"  # finished and abandoned journals, beside the journal (start)
 
 
 class JournalError(ValueError):
@@ -60,20 +71,27 @@ class Record:
 class Journal:
     """An open journal, appending. Opening an existing one reads it (``records``) and repairs a torn tail.
 
-    One process at a time: a second ``Journal`` on the same file raises JournalError while the first is
-    open. After a failed write or fsync the journal refuses further appends, because what reached the disk
-    is no longer known; reopen it (``resume``) to carry on from what is really there.
+    One process at a time: a second ``Journal`` on the same file (or :func:`start` on its path) raises
+    JournalError while the first is open; ``lock`` is the lock already held by :func:`start`. After a
+    failed write or fsync the journal refuses further appends, because what reached the disk is no longer
+    known; reopen it (``resume``) to carry on from what is really there.
     """
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], *, lock: int | None = None):
         self.path = Path(path)
-        self._fd = -1
+        self._fd = self._lock = -1
         _make_folders(self.path.parent)
+        self._lock = _lock(self.path) if lock is None else lock
         created = not self.path.exists()
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except BaseException:
+            self.close()
+            raise
         self._broken: str | None = None
         try:
-            _lock(fd, self.path)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise JournalError(f"{self.path}: not a regular file")
             if created:
                 _fsync_folder(self.path.parent)
             records, good_end, warning = _parse(self.path, _read_all(fd))
@@ -83,6 +101,7 @@ class Journal:
                 _sync(fd)
         except BaseException:
             os.close(fd)
+            self.close()
             raise
         self._fd = fd
         self.records: tuple[Record, ...] = tuple(records)
@@ -117,8 +136,11 @@ class Journal:
 
     def close(self) -> None:
         if getattr(self, "_fd", -1) >= 0:
-            os.close(self._fd)  # closing the descriptor releases the lock
+            os.close(self._fd)
             self._fd = -1
+        if getattr(self, "_lock", -1) >= 0:
+            os.close(self._lock)  # closing the lock's descriptor releases it
+            self._lock = -1
 
     def __enter__(self) -> Journal:
         return self
@@ -143,6 +165,54 @@ def resume(path: str | os.PathLike[str]) -> Resumed:
         raise FileNotFoundError(errno.ENOENT, "no journal to resume", str(path))
     journal = Journal(path)
     return Resumed(journal.records, journal)
+
+
+class Started(NamedTuple):
+    journal: Journal
+    moved: Path | None   # where the journal found at the path went (None: there was none, or it was empty)
+
+
+def start(path: str | os.PathLike[str], archive: str | None = ARCHIVE) -> Started:
+    """A new, empty journal at ``path``. Under the journal's lock, the one found there is moved first into
+    the folder ``archive`` beside it, named by its start and game (removed instead when ``archive`` is
+    None: a replay's output), and the move is made durable (both folders fsynced) before the new journal
+    is created. Raises JournalError, and touches nothing, while another process has the journal open."""
+    path = Path(path)
+    _make_folders(path.parent)
+    lock = _lock(path)
+    try:
+        moved = None
+        if path.exists():
+            moved = _move_aside(path, archive)
+            _fsync_folder(path.parent)
+    except BaseException:
+        os.close(lock)
+        raise
+    return Started(Journal(path, lock=lock), moved)  # the journal owns the lock from here, even if it fails
+
+
+def _move_aside(path: Path, archive: str | None) -> Path | None:
+    if archive is None or path.stat().st_size == 0:
+        path.unlink()
+        return None
+    game, started = "game", time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
+    with contextlib.suppress(ValueError, OSError):  # a damaged journal is kept all the same, named by its date
+        records = read(path)
+        if records:
+            started = records[0].time[:19].replace("-", "").replace(":", "").replace("T", "-")
+            game = "".join(c for c in str(records[0].data.get("game", game)) if c.isalnum() or c in "-_") or game
+    folder = path.parent / archive
+    _make_folders(folder)
+    target = folder / f"{started}-{game}.jsonl"
+    n = 1
+    while target.exists():
+        n += 1
+        target = folder / f"{started}-{game}-{n}.jsonl"
+    with open(path, "rb") as f:  # its last appends were synced already; said again, as the rename's content
+        os.fsync(f.fileno())
+    os.rename(path, target)
+    _fsync_folder(folder)
+    return target
 
 
 def read(path: str | os.PathLike[str]) -> list[Record]:
@@ -204,13 +274,21 @@ def _sync(fd: int) -> None:
     (getattr(os, "fdatasync", None) or os.fsync)(fd)
 
 
-def _lock(fd: int, path: Path) -> None:
+def lock_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+def _lock(path: Path) -> int:
+    """Take the journal's lock (a descriptor of its lock file, held until closed), or raise JournalError."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
     if fcntl is None:
-        return
+        return fd
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise JournalError(f"{path}: in use by another process") from None
+        os.close(fd)
+        raise JournalError(f"{path}: in use by another process (another alchemy-table run?)") from None
+    return fd
 
 
 def _make_folders(folder: Path) -> None:

@@ -29,14 +29,16 @@ def socket_address(env: Mapping[str, str] | None = None) -> str | None:
 def notify(*states: str, env: Mapping[str, str] | None = None) -> bool:
     """Send ``states`` (``"READY=1"``, ``"STATUS=…"``) in one datagram; True if systemd was told.
 
-    A failure to send is swallowed: the service must never fall over because its supervisor is away."""
+    A failure to send is swallowed (a full queue too): the service must never fall over, nor wait, because
+    its supervisor is away."""
     address = socket_address(env)
     if address is None:
         return False
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
             sock.connect(address)
-            sock.sendall("\n".join(states).encode("utf-8"))
+            # Never wait on a full queue: a supervisor that does not read must not stall the main loop.
+            sock.send("\n".join(states).encode("utf-8"), socket.MSG_DONTWAIT)
         return True
     except OSError:
         return False

@@ -13,7 +13,6 @@ With ``--photo`` the ENDGAME.json file needs no ``reserve`` (if it has one, the 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import cv2
@@ -28,7 +27,12 @@ TRAY = "reserve-{colour}"
 
 
 class UncountedTray(ValueError):
-    """A tray that the photo does not count with confidence, with no ``--count`` for it."""
+    """A tray that the photo does not count with confidence, with no ``--count`` for it (``colours``: the
+    trays to count by hand)."""
+
+    def __init__(self, message: str, colours: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.colours = tuple(colours)
 
 
 def add_arguments(parser) -> None:
@@ -89,7 +93,7 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
     reading = reader.read(frame)
     if not reading.board_found:
         raise UncountedTray(f"{photo}: the table's markers are not in the photo; count the trays by hand and type "
-                            f"them in ENDGAME.json")
+                            f"them in ENDGAME.json", tuple(c for c in colours if c not in hand))
     counts: dict[str, int] = {}
     origin: dict[str, str] = {}
     doubtful: dict[str, tuple[str, list[int]]] = {}  # colour: (why, the counts it may hold)
@@ -111,7 +115,8 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
         raise UncountedTray(f"{photo}: cannot count with confidence the tray of "
                             + "; ".join(_doubt(colour, why, values, counts, doubtful, players)
                                         for colour, (why, values) in doubtful.items())
-                            + f"; count {'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N")
+                            + f"; count {'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N",
+                            tuple(doubtful))
     return counts, origin
 
 
@@ -157,7 +162,6 @@ def _annotate(frame: np.ndarray, layout, reading, counts: dict[str, int], origin
         org = (int(corner[0]), int(corner[1]) + 14)
         cv2.putText(picture, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 4, cv2.LINE_AA)
         cv2.putText(picture, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, ink, 1, cv2.LINE_AA)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out), picture):
-        raise OSError(f"{out}: cannot write the picture (use .png or .jpg)")
+    from vision.image import save_image
+
+    save_image(path, picture)

@@ -15,14 +15,14 @@ Layouts are TOML files (the four defaults ship in ``calibration/layouts/``); the
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from calibration import files
 
 ZONE_KINDS = ("slot", "count", "card")
 LABEL_KINDS = ("slot", "card")  # zones read as one label (a reading's "zones"); "count" zones give counts
@@ -134,14 +134,11 @@ def layout_path(name_or_path: str | Path) -> Path:
 def load_layout(name_or_path: str | Path) -> Layout:
     """Load, expand and validate a layout given by name or path; raises LayoutError."""
     path = layout_path(name_or_path)
-    try:
-        raw = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise LayoutError(f"{path}: cannot read: {e}") from None
-    try:
-        data = json.loads(raw) if path.suffix == ".json" else tomllib.loads(raw)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
-        raise LayoutError(f"{path}: not valid {path.suffix[1:].upper()}: {e}") from None
+    raw = files.read_text(path, error=LayoutError)
+    if path.suffix == ".json":
+        data = files.parse_json(raw, str(path), LayoutError)
+    else:
+        data = files.parse_toml(raw, str(path), LayoutError)
     return parse_layout(data, source=str(path))
 
 

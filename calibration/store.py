@@ -6,13 +6,20 @@ One JSON file per board and camera, each part optional::
      "colours": {"bone": [236, 228, 210], ...},        # pieces' real colours (RGB, normalised light)
      "top_area_mm2": {"bone": 236.0, ...},              # one piece's visible top, from count zones
      "corners": [[x, y], [x, y], [x, y], [x, y]],       # board corners in the image (no-marker fallback)
-     "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]}}
+     "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]},
+     "board": {"px_per_mm": 1.2, "png": "<base64>"},    # the empty board as this camera sees it (canonical)
+     "pieces": {"bone": {"lab": [L, a, b], "area_mm2": 240.0}, ...}}  # pieces against that board
+
+``board`` and ``pieces`` come from ``calibrate board`` and ``calibrate colours`` run after it: the reader then
+decides "piece or not" against the enrolled board (``vision.board``), not against the layout's board colour.
 
 ``calibrate`` sub-commands merge into an existing file, so one file collects them all.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import math
 from dataclasses import dataclass, field
@@ -21,6 +28,8 @@ from typing import Any
 
 import cv2
 import numpy as np
+
+from calibration import files
 
 KIND = "alchemy-table calibration"
 
@@ -60,12 +69,40 @@ class LensModel:
 
 
 @dataclass(frozen=True)
+class BoardImage:
+    """The empty board as the camera saw it, warped to the canonical top-down image (BGR uint8) at
+    ``px_per_mm``; stored in the calibration file as a PNG (lossless: it is the reference every frame is
+    compared with)."""
+    image: np.ndarray
+    px_per_mm: float
+
+    def to_dict(self) -> dict[str, Any]:
+        ok, png = cv2.imencode(".png", self.image)
+        if not ok:
+            raise CalibrationError("board: cannot encode the board image")
+        return {"px_per_mm": self.px_per_mm, "png": base64.b64encode(png.tobytes()).decode("ascii")}
+
+
+@dataclass(frozen=True)
+class PieceModel:
+    """One piece as the calibration frame showed it against the enrolled board: its lit top's colour (CIE
+    Lab, in the enrolled board's light) and the area it covers seen from the camera (mm², sides included)."""
+    lab: tuple[float, float, float]
+    area_mm2: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"lab": [round(v, 2) for v in self.lab], "area_mm2": round(self.area_mm2, 1)}
+
+
+@dataclass(frozen=True)
 class Calibration:
     layout: str
     colours: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     top_area_mm2: dict[str, float] = field(default_factory=dict)
     corners: tuple[tuple[float, float], ...] | None = None
     camera: LensModel | None = None
+    board: BoardImage | None = None
+    pieces: dict[str, PieceModel] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": KIND, "layout": self.layout}
@@ -77,6 +114,10 @@ class Calibration:
             out["corners"] = [list(p) for p in self.corners]
         if self.camera is not None:
             out["camera"] = self.camera.to_dict()
+        if self.board is not None:
+            out["board"] = self.board.to_dict()
+        if self.pieces:
+            out["pieces"] = {k: v.to_dict() for k, v in self.pieces.items()}
         return out
 
     def save(self, path: str | Path) -> None:
@@ -88,12 +129,7 @@ class Calibration:
 def load_calibration(path: str | Path, layout_name: str | None = None) -> Calibration:
     """Read and check a calibration file; ``layout_name`` must match the file's layout if given."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise CalibrationError(f"{path}: cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise CalibrationError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path, CalibrationError)
     return parse_calibration(data, str(path), layout_name)
 
 
@@ -108,6 +144,9 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
         raise fail("layout", "missing")
     if layout_name is not None and layout != layout_name:
         raise fail("layout", f"made for layout {layout!r}, not {layout_name!r}")
+    for key in ("colours", "top_area_mm2", "camera"):
+        if data.get(key) is not None and not isinstance(data[key], dict):
+            raise fail(key, f"expected an object, got {type(data[key]).__name__}")
     colours = {}
     for label, rgb in (data.get("colours") or {}).items():
         if not (isinstance(rgb, list) and len(rgb) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in rgb)):
@@ -136,7 +175,39 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
         if not np.isfinite(matrix).all() or not np.isfinite(dist).all() or dist.size < 4:
             raise fail("camera", "matrix and distortion must be finite, distortion at least k1 k2 p1 p2")
         camera = LensModel(matrix, dist, size)
-    return Calibration(layout, colours, areas, corners, camera)
+    board = _parse_board(data.get("board"), fail)
+    pieces = {}
+    raw_pieces = data.get("pieces") or {}
+    if not isinstance(raw_pieces, dict):
+        raise fail("pieces", "expected an object of label: {lab, area_mm2}")
+    for label, p in raw_pieces.items():
+        lab, area = (p.get("lab"), p.get("area_mm2")) if isinstance(p, dict) else (None, None)
+        if not (isinstance(lab, list) and len(lab) == 3 and all(_finite(v) for v in lab)):
+            raise fail(f"pieces.{label}.lab", f"expected [L, a, b], got {lab!r}")
+        if not (_finite(area) and area > 0):
+            raise fail(f"pieces.{label}.area_mm2", f"expected an area in mm², got {area!r}")
+        pieces[label] = PieceModel((float(lab[0]), float(lab[1]), float(lab[2])), float(area))
+    return Calibration(layout, colours, areas, corners, camera, board, pieces)
+
+
+def _finite(v: Any) -> bool:
+    return not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(v)
+
+
+def _parse_board(raw: Any, fail) -> BoardImage | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("png"), str) or not _finite(raw.get("px_per_mm")) \
+            or raw["px_per_mm"] <= 0:
+        raise fail("board", "expected {px_per_mm, png} as 'calibrate board' writes it")
+    try:
+        data = base64.b64decode(raw["png"], validate=True)
+    except (ValueError, binascii.Error):
+        raise fail("board.png", "not base64") from None
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    if image is None:
+        raise fail("board.png", "not a PNG image")
+    return BoardImage(image, float(raw["px_per_mm"]))
 
 
 def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:
@@ -144,7 +215,7 @@ def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:
     path = Path(path)
     base = load_calibration(path, layout_name) if path.exists() else Calibration(layout_name)
     values = {"colours": base.colours, "top_area_mm2": base.top_area_mm2, "corners": base.corners,
-              "camera": base.camera}
+              "camera": base.camera, "board": base.board, "pieces": base.pieces}
     values.update(parts)
     cal = Calibration(layout_name, **values)
     cal.save(path)

@@ -26,6 +26,7 @@ from hardware import platform
 from hardware.exc import BadSetting, DeviceUnavailable
 
 BACKENDS = ("auto", "gpio", "keyboard", "none")
+RELOCK_HOLD_S = 3.0
 
 
 class Command(StrEnum):
@@ -34,6 +35,7 @@ class Command(StrEnum):
     CONFIRM = "confirm"
     GAME_NEXT = "game-next"
     GAME_PREVIOUS = "game-previous"
+    RELOCK = "relock"  # "next" held down: let the camera settle its exposure again (the room's light changed)
 
 
 @dataclass(frozen=True)
@@ -110,27 +112,37 @@ class GpioButtons(Buttons):
 
     backend = "gpio"
 
-    def __init__(self, pins: ButtonPins, *, bounce_s: float | None = 0.02, pin_factory=None):
+    def __init__(self, pins: ButtonPins, *, bounce_s: float | None = 0.02, pin_factory=None,
+                 hold_s: float = RELOCK_HOLD_S):
         super().__init__()
         from gpiozero import Button, GPIOZeroError, RotaryEncoder
         self.pins = pins
         self._devices = []
+        where = ""
         try:
             for command, pin in ((Command.NEXT, pins.next), (Command.BACK, pins.back),
                                  (Command.CONFIRM, pins.confirm)):
                 if pin is None:
                     continue
-                button = Button(pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory)
+                where = f"GPIO{pin} ({command})"
+                button = Button(pin, pull_up=True, bounce_time=bounce_s, hold_time=hold_s,
+                                pin_factory=pin_factory)
                 button.when_pressed = self._emitter(command)
+                if command is Command.NEXT:
+                    button.when_held = self._emitter(Command.RELOCK)
                 self._devices.append(button)
             if pins.encoder_a is not None:
+                where = f"GPIO{pins.encoder_a}/GPIO{pins.encoder_b} (game wheel)"
                 wheel = RotaryEncoder(pins.encoder_a, pins.encoder_b, max_steps=0, pin_factory=pin_factory)
                 wheel.when_rotated_clockwise = self._emitter(Command.GAME_NEXT)
                 wheel.when_rotated_counter_clockwise = self._emitter(Command.GAME_PREVIOUS)
                 self._devices.append(wheel)
-        except GPIOZeroError as e:
+        except (GPIOZeroError, OSError, RuntimeError, *_driver_errors()) as e:
             self._release()
-            raise DeviceUnavailable(f"buttons: {e}") from e
+            text = " ".join(str(e).strip("'\"").split()) or type(e).__name__
+            busy = ("; another program or a dtoverlay holds the pin (pinctrl get shows who)"
+                    if "busy" in text.lower() else "")
+            raise DeviceUnavailable(f"buttons: {where}: {text}{busy}") from e
 
     def _emitter(self, command: Command) -> Callable[[], None]:
         return lambda: self.emit(command)
@@ -141,6 +153,14 @@ class GpioButtons(Buttons):
         self._devices = []
 
 
+def _driver_errors() -> tuple[type[BaseException], ...]:
+    """The pin driver's own exception types, which gpiozero lets through: lgpio's ``error`` ('GPIO busy',
+    'can not open gpiochip'), the default driver on Bookworm. Only a driver already loaded is looked at."""
+    lgpio = sys.modules.get("lgpio")
+    error = getattr(lgpio, "error", None)
+    return (error,) if isinstance(error, type) and issubclass(error, BaseException) else ()
+
+
 # Keys in the simulator: letters, and the arrow keys as a terminal sends them.
 KEYS = {
     "n": Command.NEXT, "\x1b[C": Command.NEXT,
@@ -148,8 +168,9 @@ KEYS = {
     "c": Command.CONFIRM, "\r": Command.CONFIRM, "\n": Command.CONFIRM, " ": Command.CONFIRM,
     "g": Command.GAME_NEXT, "\x1b[B": Command.GAME_NEXT,
     "G": Command.GAME_PREVIOUS, "\x1b[A": Command.GAME_PREVIOUS,
+    "r": Command.RELOCK,
 }
-KEY_HELP = "n/→ next, b/← back, c/Enter/Space confirm, g/↓ next game, G/↑ previous game"
+KEY_HELP = "n/→ next, b/← back, c/Enter/Space confirm, g/↓ next game, G/↑ previous game, r relock the camera"
 
 
 class KeyboardButtons(Buttons):

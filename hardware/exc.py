@@ -28,6 +28,18 @@ class DriverMissing(DeviceUnavailable):
         self.module = module
 
 
+class DriverBroken(DeviceUnavailable):
+    """The driver is installed but cannot be imported (built against another numpy, a library missing):
+    no retry can mend it, the installation must be."""
+
+    def __init__(self, backend: str, module: str, error: BaseException, hint: str):
+        reason = " ".join(str(error).split()) or type(error).__name__
+        super().__init__(f"{backend}: the driver module {module!r} is installed but does not import ({reason}): "
+                         f"{hint}")
+        self.backend = backend
+        self.module = module
+
+
 class SourceFailed(DeviceUnavailable):
     """A camera source could not give a frame (camera unplugged, device busy, file unreadable)."""
 

@@ -17,6 +17,8 @@ from calibration.layout import Layout
 def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
     """BGR in 0..1 (any shape ending in 3) -> Lab, same shape."""
     arr = np.asarray(bgr, np.float32)
+    if arr.size == 0:  # (OpenCV refuses an empty image)
+        return arr.copy()
     flat = np.clip(arr.reshape(1, -1, 3), 0, 1)  # one row (OpenCV converts row by row: the same values, faster)
     return cv2.cvtColor(flat, cv2.COLOR_BGR2Lab).reshape(arr.shape)
 

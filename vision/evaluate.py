@@ -10,20 +10,26 @@ Rules of the score (the truth is what ``vision.render`` writes next to each fram
 - a count is exact when equal; a count given where the truth is unknown is wrong; a tray a little under
   the hand (``partly_hidden``) may be counted exactly or left uncounted, as a slot may be read ``unknown``;
 - a board is fully right when no zone is wrong or unread and every count is exact;
-- "board found" is counted over frames where at least 3 markers are visible.
+- "board found" is counted over sharp frames where at least 3 markers are visible; "found under blur" over
+  the blurred frames of table sets, read as a session reads them (the position known from a sharp view of the
+  same table, then re-checked on the blurred frame);
+- a zone under a hand (truth ``unknown``, no foreign object there) read as a label with confidence 0.5 or
+  more is counted apart ("hand zones read"): the reader must never be confident under a hand;
+- trays (count zones) are exact, unread (``null`` where the truth is known) or wrong (a count other than
+  the truth, or any count under a hand).
+Table sets (``vision.render.table``) are scored by ``vision.evaluate_tables``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import cv2
-
+from calibration import files
 from calibration.layout import load_layout
 from calibration.store import Calibration
+from vision.image import load_frame
 from vision.read import Reader
 from vision.reading import Reading
 
@@ -48,11 +54,19 @@ class Tally:
     counts: int = 0
     counts_exact: int = 0
     worst_count_error: int = 0
+    trays: int = 0  # counts scored: known counts, and counts given under a hand
+    trays_unread: int = 0
+    trays_wrong: int = 0
+    hand_zones: int = 0  # zones under a hand (truth unknown, no foreign object)
+    hand_confident: int = 0  # of those, read as a label with confidence >= 0.5
+    blurred: int = 0  # blurred frames with at least 3 markers in view
+    blurred_found: int = 0
     mistakes: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         for name in ("frames", "findable", "found", "zones", "wrong", "unread", "boards_read", "boards_right",
-                     "counts", "counts_exact"):
+                     "counts", "counts_exact", "trays", "trays_unread", "trays_wrong", "hand_zones",
+                     "hand_confident", "blurred", "blurred_found"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.worst_count_error = max(self.worst_count_error, other.worst_count_error)
         self.mistakes.extend(other.mistakes)
@@ -62,18 +76,29 @@ class Tally:
         return {"frames": self.frames, "board_found_pct": pct(self.found, self.findable),
                 "zones_wrong_pct": pct(self.wrong, self.zones), "zones_unread_pct": pct(self.unread, self.zones),
                 "boards_fully_right_pct": pct(self.boards_right, self.frames),
-                "counts_exact_pct": pct(self.counts_exact, self.counts), "worst_count_error": self.worst_count_error}
+                "counts_exact_pct": pct(self.counts_exact, self.counts), "worst_count_error": self.worst_count_error,
+                "trays": self.trays, "trays_exact_pct": pct(self.counts_exact, self.trays),
+                "trays_unread_pct": pct(self.trays_unread, self.trays),
+                "trays_wrong_pct": pct(self.trays_wrong, self.trays),
+                "zones_under_hand": self.hand_zones, "hand_zones_read_confident": self.hand_confident,
+                "board_found_blur_pct": pct(self.blurred_found, self.blurred)}
 
 
 def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
     t = Tally(frames=1)
     findable = len(truth.get("markers_visible", [])) >= 3
-    t.findable = int(findable)
-    t.found = int(findable and reading.board_found)
+    if truth.get("conditions", {}).get("blur"):
+        t.blurred, t.blurred_found = int(findable), int(findable and reading.board_found)
+    else:
+        t.findable = int(findable)
+        t.found = int(findable and reading.board_found)
+    foreign = set(truth.get("conditions", {}).get("foreign", []))
+    t.hand_zones = sum(1 for zid, want in truth["zones"].items() if want == "unknown" and zid not in foreign)
     if not reading.board_found:
         t.zones = len(truth["zones"])
         t.unread = t.zones
         t.counts = sum(1 for v in truth["counts"].values() if v is not None)
+        t.trays = t.trays_unread = t.counts
         if not findable:
             t.mistakes.append(f"{name}: board not found (fewer than 3 markers visible)")
         else:
@@ -89,6 +114,8 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
         if got == want or (zid in partly and got == "unknown"):
             continue
         right = False
+        if want == "unknown" and zid not in foreign and zone is not None and zone.confidence >= 0.5:
+            t.hand_confident += 1
         if want != "unknown" and got == "unknown":
             t.unread += 1
         else:
@@ -99,18 +126,23 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
         if want is None:
             if got is not None:
                 right = False
+                t.trays += 1
+                t.trays_wrong += 1
                 t.mistakes.append(f"{name}: {zid}: counted {got} under a hand")
             continue
         if got is None and zid in partly:
             continue
         t.counts += 1
+        t.trays += 1
         if got is None:
             right = False
+            t.trays_unread += 1
             continue
         if got == want:
             t.counts_exact += 1
         else:
             right = False
+            t.trays_wrong += 1
             t.worst_count_error = max(t.worst_count_error, abs(got - want))
             t.mistakes.append(f"{name}: {zid}: counted {got}, truth {want}")
     t.boards_right = int(right)
@@ -136,13 +168,13 @@ def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None, c
     tallies: dict[str, Tally] = {}
     total = Tally()
     for path in frames_in(folder):
-        truth = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        truth = files.load_json(path.with_suffix(".json"))
+        if not isinstance(truth, dict) or not isinstance(truth.get("layout"), str):
+            raise ValueError(f"{path.with_suffix('.json')}: layout: expected the name of the frame's layout")
         name = truth["layout"]
         if name not in readers:
             readers[name] = Reader(load_layout(name), (calibrations or {}).get(name), cards=cards)
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise OSError(f"{path}: not a readable image")
+        frame = load_frame(path)
         reader = readers[name]
         reader.locator.invalidate()  # every frame is a new scene: no cached homography
         reading = reader.read(frame)
@@ -159,16 +191,25 @@ def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None, c
     return tallies
 
 
-def format_table(tallies: dict[str, Tally]) -> str:
-    head = ("lighting", "frames", "zones wrong %", "zones unread %", "boards fully right %", "counts exact %",
-            "worst count error", "board found %")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+COLUMNS = (("frames", "frames"), ("zones wrong %", "zones_wrong_pct"), ("zones unread %", "zones_unread_pct"),
+           ("boards fully right %", "boards_fully_right_pct"),
+           ("hand zones read >= 0.5", "hand_zones_read_confident"), ("trays exact %", "trays_exact_pct"),
+           ("trays unread %", "trays_unread_pct"), ("trays wrong %", "trays_wrong_pct"),
+           ("worst tray error", "worst_count_error"), ("board found %", "board_found_pct"),
+           ("found under blur %", "board_found_blur_pct"))
+
+
+def format_table(tallies: dict[str, Tally], first: str = "lighting") -> str:
+    """A Markdown table, one row per tally; the hand column reads ``n / zones under a hand``."""
+    lines = ["| " + " | ".join([first] + [h for h, _ in COLUMNS]) + " |", "|" + "---|" * (len(COLUMNS) + 1)]
     for name, t in tallies.items():
         r = t.row()
-
-        def f(v):
-            return "-" if v is None else f"{v:g}"
-        lines.append(f"| {name} | {r['frames']} | {f(r['zones_wrong_pct'])} | {f(r['zones_unread_pct'])} | "
-                     f"{f(r['boards_fully_right_pct'])} | {f(r['counts_exact_pct'])} | {r['worst_count_error']} | "
-                     f"{f(r['board_found_pct'])} |")
+        cells = []
+        for _, key in COLUMNS:
+            v = r[key]
+            if key == "hand_zones_read_confident":
+                cells.append(f"{v} / {r['zones_under_hand']}")
+            else:
+                cells.append("-" if v is None else f"{v:g}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from calibration.store import Calibration
+from calibration.store import Calibration, PieceModel
 from vision import classify
 from vision.colour import ColourModel, lab_to_rgb
 from vision.count import pieces_by_label
@@ -99,8 +99,12 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         ratio = float(np.median(same))
         if abs(ratio - 1) > AREA_DEADBAND:  # pieces of another size than the layout says, or a lower camera
             top_area[label] = palette_model.top_area_mm2[label] * float(np.clip(ratio, 1 - AREA_TRUST, 1 + AREA_TRUST))
-    return Calibration(layout.name, colours, top_area, None if base is None else base.corners,
-                       None if base is None else base.camera)
+    learnt = Calibration(layout.name, colours, top_area, None if base is None else base.corners,
+                         None if base is None else base.camera)
+    if base is not None and base.board is not None:  # the pieces against the enrolled board (vision/board_read.py)
+        learnt = Calibration(layout.name, colours, top_area, base.corners, base.camera, base.board,
+                             learn_pieces(frame, layout, base, source))
+    return learnt
 
 
 def _basis_at(reader, centre) -> np.ndarray:
@@ -108,4 +112,40 @@ def _basis_at(reader, centre) -> np.ndarray:
     return field_basis(np.array([centre], float), reader.layout.size)[0]
 
 
-__all__ = ["CalibrationFrameError", "classify", "learn_colours"]
+
+
+def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, source: str = "frame"
+                 ) -> dict[str, PieceModel]:
+    """The pieces of the calibration frame against the enrolled board (``calibration.board``): per label, the
+    median over its places of the lit top's colour and of the area that differs from the board. The places are
+    those the layout's ``[calibration]`` table names; every pixel unlike the board in them is the piece."""
+    from vision.read import Reader
+
+    if calibration.board is None:
+        raise CalibrationFrameError(f"{layout.name}: no board enrolled ('calibrate board' first)")
+    reader = Reader(layout, Calibration(layout.name, corners=calibration.corners, camera=calibration.camera,
+                                        board=calibration.board))
+    location = reader.locator.locate(frame)
+    if not location.found:
+        raise CalibrationFrameError(f"{source}: board not found (are the markers visible?)")
+    board = reader.board_reader
+    canonical = reader.warp(frame, location.homography, location.lens)
+    area, lab = board.measure(canonical, board.compare.compare(canonical))
+    found: dict[str, list[tuple[np.ndarray, float]]] = {}
+    for zone_id, value in layout.calibration.items():
+        if not isinstance(value, str) or value == "empty" or zone_id not in board.slot_ids:
+            continue
+        i = board.slot_ids.index(zone_id)
+        found.setdefault(value, []).append((lab[i], float(area[i])))
+    out = {}
+    for label, seen in found.items():
+        areas = np.array([a for _, a in seen])
+        if np.median(areas) <= 0:
+            raise CalibrationFrameError(f"{source}: no {label} piece seen where the [calibration] table puts one "
+                                        f"(is the frame set out as the table says, on the enrolled board?)")
+        labs = np.array([c for c, a in seen if a > 0])
+        out[label] = PieceModel(tuple(float(v) for v in np.median(labs, axis=0)), float(np.median(areas)))
+    return out
+
+
+__all__ = ["CalibrationFrameError", "classify", "learn_colours", "learn_pieces"]

@@ -72,6 +72,9 @@ class Reader:
         from vision.cards.zones import CardZones  # ``cards``: a CardLibrary or {set name: CardSet}
 
         self.layout = layout
+        board = None if calibration is None else calibration.board
+        if board is not None:  # read against the enrolled board, at its resolution (vision.board_read)
+            px_per_mm = board.px_per_mm
         self.geometry: BoardGeometry = board_geometry(layout, px_per_mm)
         model = ColourModel.from_palette(layout)
         lens = corners = None
@@ -158,6 +161,11 @@ class Reader:
         self.cards = CardZones(layout, cards)  # card zones: recognised against enrolled cards (vision/cards)
         self._maps: tuple[bytes, Any] | None = None
         self._count_maps: tuple[bytes, list] | None = None
+        self.board_reader = None
+        if board is not None and (g.slot_ids or g.count_ids):
+            from vision.board_read import BoardReader
+
+            self.board_reader = BoardReader(layout, calibration, board, self)
 
     def _prototype_table(self) -> np.ndarray:
         """Lab of every label at every shade: (n_labels, n_shades, 3)."""
@@ -242,6 +250,8 @@ class Reader:
         return ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
+        if self.board_reader is not None:
+            return self.board_reader.read_at(frame, location, keep_canonical)
         g = self.geometry
         if not g.slot_ids and not g.count_ids:
             # Only card places (a card mat): each is cut from the frame on its own and knows a fingertip
@@ -316,6 +326,17 @@ class Reader:
             zones.update(self.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
                        canonical if keep_canonical else None, hands)
+
+    def tray_gains(self, canonical: np.ndarray, location: Location) -> np.ndarray:
+        """Per count zone, the gains that show the board around it in its nominal colour (as ``read_at``)."""
+        integral = cv2.integral(canonical)
+        grid_means = grid_cell_means(integral, self.geometry.grid_px, self.geometry.grid_shape)
+        ref = self.model.background_bgr * 255.0
+        field = self.light_field(grid_means, self.marker_white(canonical, location.markers))
+        if field is None:
+            gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
+            return np.broadcast_to(gain, (len(self._count_basis), 3))
+        return field.gain(self._count_basis, ref)
 
     def count_maps(self, H: np.ndarray, lens: LensModel | None) -> list[tuple[np.ndarray, np.ndarray]]:
         """For every count zone (with its margins), the remap maps that sample it from the frame at

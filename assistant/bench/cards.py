@@ -1,12 +1,14 @@
 """``alchemy-table bench cards``: enrol rendered cards, then read many rendered views of them and of cards
 never enrolled; prints card accuracy, unknown cards accepted, and the median time per card zone.
 
-    alchemy-table bench cards [--frames 150] [--seed 1] [--strangers 0.3] [--scores]
+    alchemy-table bench cards [--frames 150] [--seed 1] [--decks 1] [--strangers 0.3] [--scores]
 
 Enrolment: each card of the three card layouts (alchemists, chaudron-potions, alchymia-crystals) shown once,
-in daylight, no hand. Views: random camera, lighting (the four), a hand over one frame in six, a fingertip
-over a card in about one frame in three, and each card zone holding a card never enrolled with probability
-``--strangers`` (a card of the same style: the hard case).
+in daylight, no hand, as drawn by each deck of ``--decks`` (``vision/render/deck.py``: families of
+look-alike cards; ``plain``: the first renderer's unrelated faces). Views: random camera, lighting (the
+four), a hand over one frame in six, a fingertip over a card in about one frame in three, cards sleeved
+with glare, bowed, blurred as they are set down, and each card zone holding a card never enrolled with
+probability ``--strangers`` (a card of the deck's families: the hard case). Frames cycle through the decks.
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from vision.cards.evaluate import CardTally, format_cards
 from vision.cards.store import CardSet
 from vision.read import Reader
 from vision.render import LIGHTINGS, lighting_preset, random_conditions, random_state, render_frame
+from vision.render.deck import CardStyle
 
 LAYOUTS = ("alchemists", "chaudron-potions", "alchymia-crystals")
 
 
-def enrol_rendered(layout, seed: int = 1000) -> dict[str, CardSet]:
-    """Every card of ``layout``'s card zones, rendered once in daylight and enrolled: {set name: CardSet}."""
+def enrol_rendered(layout, seed: int = 1000, deck: int | None = None) -> dict[str, CardSet]:
+    """Every card of ``layout``'s card zones (of ``deck``), rendered once in daylight and enrolled:
+    {set name: CardSet}."""
     sets: dict[str, CardSet] = {}
     for zone in (z for z in layout.zones if z.kind == "card"):
         card_set = sets.setdefault(zone.card_set, CardSet(zone.card_set, card_size(layout), {}))
@@ -37,7 +41,8 @@ def enrol_rendered(layout, seed: int = 1000) -> dict[str, CardSet]:
                 continue
             rng = np.random.default_rng([seed, i])
             conditions = random_conditions(layout, rng, lighting="daylight", hand=False, foreign=False)
-            conditions = replace(conditions, lighting=lighting_preset("daylight"), fingers=())
+            conditions = replace(conditions, lighting=lighting_preset("daylight"), fingers=(),
+                                 cards=None if deck is None else CardStyle(deck, handled=False))
             frame, _ = render_frame(layout, {"zones": {zone.id: name}}, conditions, rng)
             card_set.enrol(name, cards_shown(frame, layout, zone=zone.id)[zone.id])
     return sets
@@ -47,35 +52,47 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="alchemy-table bench cards")
     p.add_argument("--frames", type=int, default=150, help="frames rendered, cycling through the layouts")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--decks", default="1", help="comma list of decks (integers, or 'plain'), default 1")
     p.add_argument("--strangers", type=float, default=0.3, help="chance a card zone holds a card never enrolled")
     p.add_argument("--scores", action="store_true", help="print the match-score distributions too")
     args = p.parse_args(argv)
     layouts = [load_layout(name) for name in LAYOUTS]
-    readers = {layout.name: Reader(layout, cards=enrol_rendered(layout)) for layout in layouts}
+    decks = [_deck(d) for d in args.decks.split(",")]
+    readers = {(layout.name, deck): Reader(layout, cards=enrol_rendered(layout, deck=deck))
+               for layout in layouts for deck in decks}
     rng = np.random.default_rng(args.seed)
     tallies: dict[str, CardTally] = {}
     known_scores, stranger_scores = [], []
+    cpu: dict[str, list[float]] = {}  # processor ms per card zone, by layout
     for i in range(args.frames):
         layout = layouts[i % len(layouts)]
         lighting = LIGHTINGS[(i // len(layouts)) % len(LIGHTINGS)]
+        deck = decks[(i // (len(layouts) * len(LIGHTINGS))) % len(decks)]
         conditions = random_conditions(layout, rng, lighting=lighting, hand=bool(rng.random() < 1 / 6),
                                        foreign=False)
         cards = [z.id for z in layout.zones if z.kind == "card"]
-        conditions = replace(conditions, foreign=tuple(z for z in cards if rng.random() < args.strangers))
+        conditions = replace(conditions, foreign=tuple(z for z in cards if rng.random() < args.strangers),
+                             cards=None if deck is None else CardStyle(deck))
         frame, truth = render_frame(layout, random_state(layout, rng, fill=0.8), conditions, rng)
-        reader = readers[layout.name]
+        reader = readers[layout.name, deck]
         reader.locator.invalidate()
         reading = reader.read(frame)
         for key in (lighting, "all"):
             tallies.setdefault(key, CardTally()).add(reading, truth, cards, reader.cards.times if key == "all" else (),
                                                      f"{i:04d}-{layout.name}")
+        cpu.setdefault(layout.name, []).extend(1000 * t for t in reader.cards.cpu_times)
         if args.scores:
             _collect(reader, frame, reading, truth, known_scores, stranger_scores)
     order = [*LIGHTINGS, "all"]
     print(format_cards({k: tallies[k] for k in order if k in tallies}))
     total = tallies["all"]
-    print(f"\n{args.frames} frames (seed {args.seed}): {total.views} card views, {total.strangers} cards never "
-          f"enrolled, {total.empties} empty card zones")
+    print(f"\n{args.frames} frames (seed {args.seed}, decks {args.decks}): {total.views} card views, "
+          f"{total.strangers} cards never enrolled, {total.empties} empty card zones")
+    zones = {name: len(readers[name, decks[0]].cards.zones) for name in cpu}
+    costs = [f"{name} ({zones[name]} zones) {np.median(v):.1f} / {np.percentile(v, 90):.1f}"
+             for name, v in cpu.items()]
+    print("cost per card zone, processor ms, median / p90 (the table's column is wall-clock, which other work on a "
+          "shared machine inflates): " + ", ".join(costs))
     for line in total.mistakes[:15]:
         print(f"  {line}")
     if args.scores and known_scores:
@@ -86,6 +103,15 @@ def main(argv: list[str]) -> int:
             print(f"best score, never enrolled: median {np.median(s[:, 0]):.3f} p99 {np.percentile(s[:, 0], 99):.3f} "
                   f"max {s[:, 0].max():.3f}; margin p99 {np.percentile(s[:, 1], 99):.3f} max {s[:, 1].max():.3f}")
     return 0
+
+
+def _deck(text: str) -> int | None:
+    if text.strip() == "plain":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"--decks: {text!r}: expected integers or 'plain'") from None
 
 
 def _collect(reader, frame, reading, truth, known, strangers) -> None:

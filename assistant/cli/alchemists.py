@@ -1,14 +1,17 @@
 """``alchemy-table alchemists``: the game master that replaces the Alchemists companion app, and a deduction
 aid.
 
-Subcommands: ``new``, ``mix``, ``sell``, ``debunk``, ``reveal``, ``solve``; every one takes ``--json``.
-Secrecy: only ``new`` prints the code and only ``reveal`` prints the assignment; error messages never
-repeat either (stderr may end up in the system journal).
+Subcommands: ``new``, ``mix``, ``sell``, ``debunk``, ``reveal``, ``export``, ``import``, ``solve``; every
+one takes ``--json``. The game is the current one of the state file (``--game NAME`` for another); a CODE
+typed first still works but is seen by every local user in ``ps``. Secrecy: only ``new`` prints the code
+and only ``reveal`` (and ``export``, into an owner-only file) the assignment; error messages never repeat
+either (stderr may end up in the system journal).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 
 from assistant import alchemists_state as state
@@ -24,9 +27,11 @@ def register(sub) -> None:
     p.set_defaults(run=lambda args: _usage(p))
     cmds = p.add_subparsers(dest="alchemists_command", metavar="SUBCOMMAND", parser_class=Parser)
 
-    c = cmds.add_parser("new", help="start a game: draw a secret code")
+    c = cmds.add_parser("new", help="start a game: draw a secret code; it becomes the current game")
     c.add_argument("--master", action="store_true", help="master mode (debunks are demonstrations by a mix)")
-    c.add_argument("--code", help="record an existing game code on this machine instead of drawing one")
+    c.add_argument("--code", help="record an existing game code on this machine instead of drawing one (its "
+                                  "answers are this table's: to move a game between machines, export/import it)")
+    c.add_argument("--name", help="the game's name for --game (default game-1, game-2...)")
     c.set_defaults(run=run_new)
 
     c = cmds.add_parser("mix", help="test on a student or drink: the potion two ingredients make")
@@ -46,9 +51,8 @@ def register(sub) -> None:
     c.set_defaults(run=run_sell)
 
     c = cmds.add_parser("debunk", help="apprentice: ING COLOUR shows an aspect; master: ING ING, a demonstration")
-    c.add_argument("code", metavar="CODE")
-    c.add_argument("ingredient", metavar="ING")
-    c.add_argument("what", metavar="COLOUR|ING")
+    c.add_argument("words", nargs="+", metavar="[CODE] ING COLOUR|ING")
+    _game_option(c)
     c.add_argument("--theory", action="append", default=[], metavar="[ING=]ALCHEMICAL",
                    help="the published theory being debunked (repeat for both ingredients in master mode)")
     c.add_argument("--seal", action="append", default=[], metavar="[ING:]PLAYER=SEAL",
@@ -62,9 +66,19 @@ def register(sub) -> None:
     c.set_defaults(run=run_debunk)
 
     c = cmds.add_parser("reveal", help="the grand reveal: the assignment, and the theories' victory points")
-    c.add_argument("code", metavar="CODE")
-    c.add_argument("theories", nargs="?", metavar="THEORIES.json")
+    c.add_argument("words", nargs="*", metavar="[CODE] [THEORIES.json]")
+    _game_option(c)
     c.set_defaults(run=run_reveal)
+
+    c = cmds.add_parser("export", help="write a game (code and answers) to an owner-only file, for import")
+    _game_option(c)
+    c.add_argument("--out", required=True, metavar="FILE", help="the file to create (never overwritten)")
+    c.set_defaults(run=run_export)
+
+    c = cmds.add_parser("import", help="record a game exported on another machine; it becomes the current game")
+    c.add_argument("file", metavar="FILE")
+    c.add_argument("--name", help="its name here (default: its name there, or the next free one)")
+    c.set_defaults(run=run_import)
 
     c = cmds.add_parser("solve", help="deduction aid: what your facts still allow, and the best next mix")
     c.add_argument("facts", metavar="FACTS.json")
@@ -84,9 +98,24 @@ def _usage(parser) -> int:
 
 
 def _code_and_pair(parser) -> None:
-    parser.add_argument("code", metavar="CODE")
-    parser.add_argument("first", metavar="ING")
-    parser.add_argument("second", metavar="ING")
+    parser.add_argument("words", nargs="+", metavar="[CODE] ING ING")
+    _game_option(parser)
+
+
+def _game_option(parser) -> None:
+    parser.add_argument("--game", metavar="NAME", help="the game by name (default: the current game)")
+
+
+def _game(args, count: int) -> tuple[state.Game, list[str]]:
+    """The game (CODE first among ``words``, else ``--game NAME``, else the current one) and the ``count``
+    words that follow the code. Messages never repeat a code."""
+    words = list(args.words)
+    if len(words) not in (count, count + 1):
+        raise al.AlchemistsError(f"expected {count} words after the optional code, got {len(words)}")
+    code = words.pop(0) if len(words) == count + 1 else None
+    if code is not None and args.game is not None:
+        raise al.AlchemistsError("give the game by --game NAME or by its code, not both")
+    return state.find_game(code=code, name=args.game), words
 
 
 def _emit(args, data: dict, lines: list[str]) -> None:
@@ -108,16 +137,41 @@ def run_new(args) -> int:
     else:
         code = al.code_for_index(secrets.randbelow(al.GAMES))
     mode = al.MASTER if args.master else al.APPRENTICE
-    path = state.record_game(code, mode, al.assignment_from_code(code).as_dict())
-    _emit(args, {"code": code, "mode": mode},
-          [f"code {code} ({mode} mode)",
-           "keep it to the game master: whoever knows the code can work out the answers",
+    path = state.record_game(code, mode, name=args.name)  # the answers: the code's, keyed by this table
+    game = state.find_game(code=code)
+    _emit(args, {"code": code, "mode": mode, "name": game.name},
+          [f"code {code} ({mode} mode), game {game.name}, now the current game",
+           "keep it to the game master; the other commands find the game without it (--game NAME)",
            f"game saved in {path} (readable by you only)"])
     return 0
 
 
+def run_export(args) -> int:
+    game = state.find_game(name=args.game)
+    data = (json.dumps(state.export_game(game), indent=2) + "\n").encode()
+    fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never over another file
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _emit(args, {"name": game.name, "file": args.out},
+          [f"game {game.name} written to {args.out} (readable by you only: it holds the answers)",
+           f"on the other machine: alchemy-table alchemists import {args.out}"])
+    return 0
+
+
+def run_import(args) -> int:
+    game = state.import_game(read_json(args.file), args.file, name=args.name)
+    _emit(args, {"name": game.name, "mode": game.mode},
+          [f"game {game.name} ({game.mode} mode) recorded, now the current game"])
+    return 0
+
+
 def run_mix(args) -> int:
-    game = al.assignment_from_code(args.code)
+    found, (args.first, args.second) = _game(args, 2)
+    game = found.assignment
     if args.exhibit is not None:
         if args.drink:
             raise al.AlchemistsError("an exhibited potion is shown, not drunk: use --exhibit or --drink")
@@ -142,7 +196,8 @@ def run_mix(args) -> int:
 
 
 def run_sell(args) -> int:
-    game = al.assignment_from_code(args.code)
+    found, (args.first, args.second) = _game(args, 2)
+    game = found.assignment
     potion = al.brew(game, args.first, args.second)
     sale = al.sell(potion, al.Potion.parse(args.wanted), al.Quality.parse(args.promise), args.discount,
                    args.reputation)
@@ -161,10 +216,10 @@ def run_sell(args) -> int:
     return 0
 
 
-def _debunk_mode(code: str, what: str) -> str:
+def _debunk_mode(game: state.Game, what: str) -> str:
     """The game's recorded mode, else the one the arguments imply (this machine may not have made it)."""
     is_colour = what.strip().lower() in {c.value for c in al.COLOURS}
-    recorded = state.game_mode(code)
+    recorded = game.mode or None
     if recorded == al.APPRENTICE and not is_colour:
         raise al.AlchemistsError("this is an apprentice game: debunk CODE INGREDIENT COLOUR "
                                  "(red, green or blue)")
@@ -272,15 +327,15 @@ def _player_total(args, data: dict, lines: list[str], change: int, penalties: di
 
 
 def run_debunk(args) -> int:
-    code = al.code_for_index(al.index_of_code(args.code))
-    game = al.assignment_from_code(code)
+    found, (args.ingredient, args.what) = _game(args, 2)
+    game = found.assignment
     first = al.parse_ingredient(args.ingredient)
     theories = _theories(args.theory, first)
     seals = _seals(args.seal, theories)
     if args.player is not None and not args.player.strip():
         raise al.AlchemistsError("--player: an empty name")
     own, named = _reputations(args.reputation, args.player)
-    if _debunk_mode(code, args.what) == al.APPRENTICE:
+    if _debunk_mode(found, args.what) == al.APPRENTICE:
         if set(theories) - {first}:
             raise al.AlchemistsError(f"--theory: an apprentice debunk of {first} judges a theory of {first} only")
         if args.already_in_conflict:
@@ -324,7 +379,15 @@ def run_debunk(args) -> int:
 
 
 def run_reveal(args) -> int:
-    game = al.assignment_from_code(args.code)
+    words = list(args.words)
+    if len(words) > 2:
+        raise al.AlchemistsError(f"expected at most a code and a theories file, got {len(words)} words")
+    is_code = len(words) == 2 or (len(words) == 1 and len(words[0]) == al.codes.LETTERS and words[0].isalpha()
+                                  and not os.path.exists(words[0]))
+    args.words = words[:1] if is_code else []
+    args.theories = words[-1] if words and (len(words) == 2 or not is_code) else None
+    found, _ = _game(args, 0)
+    game = found.assignment
     assignment = game.as_dict()
     lines = ["the answers:"] + [f"  {ingredient:<9} {alchemical}" for ingredient, alchemical in assignment.items()]
     data: dict = {"assignment": assignment}

@@ -13,11 +13,12 @@ import pkgutil
 import re
 
 import assistant.cli as cli_package
+from assistant.cli._frames import add_frame_source, frame_from_args
 from calibration.camera import board_image, calibrate_camera, read_images
 from calibration.layout import load_layout
 from calibration.markers import marker_sheets, save_sheets
 from calibration.store import merge_into
-from vision.image import load_frame
+from vision.image import load_frame, save_image
 from vision.learn import learn_colours
 from vision.locate import corners_homography, detect_markers
 
@@ -82,26 +83,32 @@ def _corners(sub) -> None:
 def run_corners(args) -> int:
     layout = load_layout(args.layout)
     frame = load_frame(args.image)
-    h, w = frame.shape[:2]
     points = []
     for text in args.points:
         m = _POINT.match(text)
         if not m:
             raise ValueError(f"--points: {text!r}: expected x,y in pixels")
-        x, y = float(m.group(1)), float(m.group(2))
-        if not (0 <= x < w and 0 <= y < h):
-            raise ValueError(f"--points: {text}: outside the {w}x{h} image")
-        points.append((x, y))
-    H = corners_homography(layout, points)
-    if abs(float(H[2, 2])) < 1e-12 or (H[:2, :2] @ [1, 1] == 0).all():
-        raise ValueError("--points: the four corners do not make a board (are they in order?)")
-    area = 0.5 * abs(sum(points[i][0] * points[(i + 1) % 4][1] - points[(i + 1) % 4][0] * points[i][1]
-                         for i in range(4)))
-    if area < 0.01 * w * h:
-        raise ValueError("--points: the four corners enclose almost nothing")
+        points.append((float(m.group(1)), float(m.group(2))))
+    check_corners(layout, frame.shape, points)
     merge_into(args.out, layout.name, corners=tuple(points))
     print(f"{layout.name}: corners stored in {args.out} (used when no marker is found)")
     return 0
+
+
+def check_corners(layout, shape: tuple[int, ...], points: list[tuple[float, float]], what: str = "--points") -> None:
+    """ValueError unless ``points`` (top-left, top-right, bottom-right, bottom-left, in pixels of an image of
+    ``shape``) make a board (the web page's set-up clicks them)."""
+    h, w = shape[:2]
+    for x, y in points:
+        if not (0 <= x < w and 0 <= y < h):
+            raise ValueError(f"{what}: {x:g},{y:g}: outside the {w}x{h} image")
+    H = corners_homography(layout, points)
+    if abs(float(H[2, 2])) < 1e-12 or (H[:2, :2] @ [1, 1] == 0).all():
+        raise ValueError(f"{what}: the four corners do not make a board (are they in order?)")
+    area = 0.5 * abs(sum(points[i][0] * points[(i + 1) % 4][1] - points[(i + 1) % 4][0] * points[i][1]
+                         for i in range(4)))
+    if area < 0.01 * w * h:
+        raise ValueError(f"{what}: the four corners enclose almost nothing")
 
 
 def _camera(sub) -> None:
@@ -114,11 +121,9 @@ def _camera(sub) -> None:
 
 
 def run_camera(args) -> int:
-    import cv2
 
     if args.print_board:
-        if not cv2.imwrite(args.print_board, board_image()):
-            raise OSError(f"{args.print_board}: cannot write the picture")
+        save_image(args.print_board, board_image())
         print(f"ChArUco board written to {args.print_board} (print it flat, 254 dpi is true size)")
         if not args.images:
             return 0
@@ -135,7 +140,7 @@ def run_camera(args) -> int:
 def _colours(sub) -> None:
     p = sub.add_parser("colours", help="learn the pieces' real colours from a frame set out as the layout's "
                                        "calibration table says")
-    p.add_argument("image", metavar="IMAGE")
+    add_frame_source(p)
     p.add_argument("--layout", required=True)
     p.add_argument("--out", required=True, metavar="CAL.json", help="calibration file to create or update")
     p.set_defaults(run=run_colours)
@@ -147,14 +152,19 @@ def run_colours(args) -> int:
     from calibration.store import load_calibration
 
     layout = load_layout(args.layout)
-    frame = load_frame(args.image)
+    frame = frame_from_args(args)
     base = load_calibration(args.out, layout.name) if Path(args.out).exists() else None
-    learnt = learn_colours(frame, layout, base, source=args.image)
-    merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2)
+    learnt = learn_colours(frame, layout, base, source=args.image or "the camera")
+    pieces = learnt.pieces
+    merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+               **({"pieces": pieces} if pieces else {}))
     markers = len(detect_markers(frame))
     for label, rgb in sorted(learnt.colours.items()):
         print(f"  {label:14} #{rgb[0]:02x}{rgb[1]:02x}{rgb[2]:02x}  (palette {layout.palette.get(label, '?')})")
     for label, area in sorted(learnt.top_area_mm2.items()):
         print(f"  {label:14} one piece's top {area:.0f} mm²")
+    for label, p in sorted(pieces.items()):
+        print(f"  {label:14} against the enrolled board: Lab {p.lab[0]:.0f} {p.lab[1]:.0f} {p.lab[2]:.0f}, "
+              f"{p.area_mm2:.0f} mm² seen")
     print(f"{layout.name}: {len(learnt.colours)} colours learnt ({markers} markers seen); stored in {args.out}")
     return 0

@@ -3,7 +3,8 @@
 Each device is opened as the configuration says and given something to do: the camera one frame, the
 LEDs a test pattern over the map (status green, cauldrons blue, player boards amber, the Cramé bar full),
 the display a screen, the buttons their pins (presses during ``--hold`` are printed). Exit 0 when all
-work, 1 when one does not.
+work, 1 when one does not. On a Raspberry Pi, a strip or display that ``auto`` had to simulate (driver
+missing, SPI or I2C off) is a FAIL with the reason; off a Pi, simulated devices are what ``auto`` means.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import time
 
 from assistant.config import add_arguments, from_args
-from hardware.exc import HardwareError
+from hardware.exc import DeviceUnavailable, HardwareError
 
 DEVICES = ("camera", "leds", "display", "buttons")
 
@@ -62,6 +63,8 @@ def check_leds(config, hold: float) -> str:
 
     led_map = config.led_map()
     with config.open_strip() as strip:
+        if strip.fallback:
+            raise DeviceUnavailable(f"led.backend auto simulated the strip on this Pi: {strip.fallback}")
         lights = Lights(strip, led_map)
         for name, indices in led_map.groups.items():
             if name == "status":
@@ -83,6 +86,8 @@ def check_display(config, hold: float) -> str:
     from hardware.display.screens import Message
 
     with config.open_display() as display:
+        if display.fallback:
+            raise DeviceUnavailable(f"display.backend auto used the dummy display on this Pi: {display.fallback}")
         display.show(Message("check-hardware", f"{display.model} display via {display.backend}: ok", tone="ok"))
         time.sleep(hold)
         width, height = display.size

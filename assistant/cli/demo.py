@@ -28,14 +28,13 @@ def register(sub) -> None:
                    help="play only this game's session (may be repeated; default: all four)")
     p.add_argument("--workers", type=int, default=2, metavar="N",
                    help="processes rendering the frames the first time (default 2)")
+    p.add_argument("--web", metavar="[HOST:]PORT",
+                   help="serve the table's page: the sessions play at their own pace, and the last game's page "
+                        "stays up until Ctrl-C")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    from assistant.live.run import print_step
-    from assistant.sessions import load_session
-    from assistant.sessions.play import play_session
-
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if not args.game:
@@ -45,9 +44,34 @@ def run(args) -> int:
             path = out / f"layout-{name}.png"
             draw_plan(layout).save(path)
             print(f"  plan drawn to {path}\n")
-    status = 0
+    status = 1
     began = time.perf_counter()
-    for game in args.game or GAMES:
+    hub = server = None
+    if args.web:
+        from assistant.web import Hub
+        from assistant.web.serve import start
+
+        hub = Hub(calibration=out / "calibration.json", cards=out / "cards")
+        server = start(args.web, hub, out, lambda m: print(f"alchemy-table: {m}", file=sys.stderr, flush=True))
+    try:
+        status = _play(args, out, hub)
+    except KeyboardInterrupt:
+        print("alchemy-table: stopping", file=sys.stderr)
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"demo done in {time.perf_counter() - began:.0f} s; pictures in {out}/")
+    return status
+
+
+def _play(args, out: Path, hub) -> int:
+    from assistant.live.run import print_step
+    from assistant.sessions import load_session
+    from assistant.sessions.play import play_session
+
+    status = 0
+    games = args.game or GAMES
+    for game in games:
         session = load_session(game)
         print(f"== {session.title}", flush=True)
         t0 = time.perf_counter()
@@ -60,7 +84,8 @@ def run(args) -> int:
                 print(f"rendered {total} pictures into {out / 'frames' / game}", file=sys.stderr, flush=True)
 
         played = play_session(session, out / "frames" / game, out / game, workers=max(1, args.workers),
-                              on_step=print_step, render_progress=rendering)
+                              on_step=print_step, render_progress=rendering, web=hub, realtime=hub is not None,
+                              hold=hub is not None and game == games[-1])
         took = time.perf_counter() - t0
         frames = played.replayed.frames
         events = sum(len(s.events) for s in played.replayed.pipeline.steps)
@@ -70,5 +95,4 @@ def run(args) -> int:
             print(f"   NOT AS SCRIPTED: {problem}")
             status = 1
         print()
-    print(f"demo done in {time.perf_counter() - began:.0f} s; pictures in {out}/")
     return status

@@ -1,15 +1,19 @@
 """``alchemy-table eval DIR``: read every rendered frame in DIR and score it against its ground truth,
-per lighting condition (the rules of the score are in ``vision.evaluate``)."""
+per lighting condition (the rules of the score are in ``vision.evaluate``). A table set (``render
+--tables``) is calibrated table by table as a new user would, then scored per lighting, per board face
+(plain, illustrated), per both and per layout (``vision.evaluate_tables``)."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from calibration.store import load_calibration
 from vision.cards.evaluate import format_cards
 from vision.cards.store import CardLibrary
 from vision.evaluate import evaluate, format_table
+from vision.evaluate_tables import evaluate_tables, table_folders
 
 
 def register(sub) -> None:
@@ -26,6 +30,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    if table_folders(Path(args.folder)):
+        return _tables(args)
     calibrations = {}
     for path in args.calibration:
         cal = load_calibration(path)
@@ -47,6 +53,41 @@ def run(args) -> int:
         if cards is None:
             print("(no --cards folder: card zones can only read empty or unknown)")
     mistakes = tallies["all"].mistakes
+    if mistakes and args.mistakes > 0:
+        print(f"\n{len(mistakes)} mistakes; the first {min(len(mistakes), args.mistakes)}:")
+        for line in mistakes[:args.mistakes]:
+            print(f"  {line}")
+    return 0
+
+
+def _tables(args) -> int:
+    if args.calibration:
+        raise ValueError("--calibration: a table set is calibrated table by table from its own frames")
+    start = time.perf_counter()
+    card_tallies: dict = {}
+    report = evaluate_tables(Path(args.folder), CardLibrary(args.cards) if args.cards else None, card_tallies)
+    took = time.perf_counter() - start
+    card_tallies = {k: v for k, v in sorted(card_tallies.items(), key=lambda kv: kv[0] == "all")
+                    if v.views + v.strangers}
+    if args.json:
+        cards = {"cards": {name: t.row() for name, t in card_tallies.items()}} if card_tallies else {}
+        print(json.dumps({**report.to_dict(), **cards, "seconds": round(took, 1)}, indent=2))
+        return 0
+    print(f"{report.tables} tables, {report.total.frames} frames, each table calibrated from its own empty board "
+          f"and calibration frame\n")
+    for group, first in (("lighting", "lighting"), ("board", "board"), ("board_lighting", "board / lighting"),
+                         ("layout", "layout")):
+        print(format_table({**report.ordered(group), **({"all": report.total} if group == "lighting" else {})},
+                           first) + "\n")
+    if card_tallies:
+        print("Card zones:\n" + format_cards(card_tallies))
+        print("(no --cards folder: card zones can only read empty or unknown)\n" if args.cards is None else "")
+    for note in report.notes:
+        print(f"calibration failed: {note}")
+    timing = report.timing()
+    print(f"read {timing['read_ms_median']} ms a frame (median), calibration {timing['calibrate_s_median']} s a "
+          f"table (median); {took:.1f} s in all")
+    mistakes = report.total.mistakes
     if mistakes and args.mistakes > 0:
         print(f"\n{len(mistakes)} mistakes; the first {min(len(mistakes), args.mistakes)}:")
         for line in mistakes[:args.mistakes]:

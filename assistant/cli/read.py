@@ -8,15 +8,12 @@ counts) and exit 0; an unreadable file, one line and exit 2.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import cv2
 
 from calibration.layout import load_layout
 from calibration.store import load_calibration
 from vision.annotate import annotate
 from vision.cards.store import CardLibrary
-from vision.image import load_frame
+from vision.image import load_frame, save_image
 from vision.read import Reader
 from vision.reading import low_confidence
 
@@ -41,10 +38,7 @@ def run(args) -> int:
     cards = CardLibrary(args.cards) if args.cards else None
     reading = Reader(layout, calibration, cards=cards).read(frame)
     if args.annotate:
-        out = Path(args.annotate)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if not cv2.imwrite(str(out), annotate(frame, layout, reading)):
-            raise OSError(f"{out}: cannot write the picture (use .png or .jpg)")
+        save_image(args.annotate, annotate(frame, layout, reading))
     if args.json:
         print(json.dumps(reading.to_dict()))
         return 0

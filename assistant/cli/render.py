@@ -4,11 +4,15 @@ One frame: ``render --layout NAME [--state STATE.json] --out FRAME.png`` writes 
 (the truth: zone labels, counts, hidden zones, conditions). A random legal-looking state when no state is
 given; ``--calibration-frame`` sets the pieces out as the layout's calibration table says.
 An evaluation set: ``render --layout all --set DIR --frames 400`` cycles through the layouts and the four
-lightings, with hands over some frames.
+lightings, with hands over some frames. Table sets, as real evenings are: ``render --layout all --set DIR
+--tables N --frames-per-table M [--boards plain|illustrated|both] [--blur]`` writes one folder per table (one
+board face, camera and piece set each; its empty board and calibration frame, then M frames under the
+five lightings, mixed included): see ``vision.render.table``.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +22,8 @@ from calibration.layout import default_layouts, load_layout
 from vision.render import LIGHTINGS, calibration_state, lighting_preset, load_state, random_conditions, random_state
 from vision.render import render_frame as render_one
 from vision.render.dataset import write_frame, write_set
+from vision.render.deck import CardStyle
+from vision.render.table import write_tables
 
 
 def register(sub) -> None:
@@ -34,9 +40,20 @@ def register(sub) -> None:
     hand.add_argument("--hand", action="store_true", default=None, help="a hand over the board")
     hand.add_argument("--no-hand", dest="hand", action="store_false", help="no hand")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--deck", type=int, metavar="N", help="cards drawn from deck N: families of look-alikes, sleeves, "
+                                                         "glare, bowed and moving cards (vision/render/deck.py)")
+    p.add_argument("--still", action="store_true", help="with --deck: cards lie still, no glare (an enrolment photo)")
     p.add_argument("--set", metavar="DIR", help="write an evaluation set of --frames frames into DIR")
     p.add_argument("--frames", type=int, default=400, help="frames in the --set (default 400)")
     p.add_argument("--hands", type=float, default=1 / 6, help="fraction of --set frames with a hand (default 1/6)")
+    p.add_argument("--tables", type=int, metavar="N",
+                   help="write N table folders into the --set (each: one board, camera and piece set)")
+    p.add_argument("--frames-per-table", type=int, default=20, metavar="M",
+                   help="frames per table, under the five lightings (default 20)")
+    p.add_argument("--boards", choices=("plain", "illustrated", "both"), default="both",
+                   help="the tables' board faces (default both, alternating)")
+    p.add_argument("--blur", action="store_true",
+                   help="blur every third frame of a table: camera shake up to 9 px, or defocus")
     p.set_defaults(run=run)
 
 
@@ -44,16 +61,21 @@ def run(args) -> int:
     if args.set:
         names = default_layouts() if args.layout == "all" else args.layout.split(",")
         layouts = [load_layout(n) for n in names]
+        if args.tables is not None:
+            return _tables(args, layouts)
         if args.frames < 1:
             raise ValueError(f"--frames: expected at least 1, got {args.frames}")
         if not 0 <= args.hands <= 1:
             raise ValueError(f"--hands: expected a fraction 0..1, got {args.hands}")
         n = 0
-        for n, path in enumerate(write_set(Path(args.set), layouts, args.frames, args.seed, args.hands), 1):
+        for n, path in enumerate(write_set(Path(args.set), layouts, args.frames, args.seed, args.hands, deck=args.deck),
+                                 1):
             if n % 50 == 0:
                 print(f"{n} frames ... {path}")
         print(f"{n} frames with their truth written to {args.set}")
         return 0
+    if args.tables is not None:
+        raise ValueError("--tables: give --set DIR to write the tables into")
     if not args.out:
         raise ValueError("render: --out FRAME.png is needed (or --set DIR)")
     layout = load_layout(args.layout)
@@ -68,6 +90,8 @@ def run(args) -> int:
                                    hand=False if args.calibration_frame else args.hand, foreign=False)
     if args.calibration_frame:
         conditions = replace(conditions, lighting=lighting_preset(args.lighting or "daylight"))
+    if args.deck is not None:
+        conditions = replace(conditions, cards=CardStyle(args.deck, handled=not args.still))
     frame, truth = render_one(layout, state, conditions, rng)
     out = Path(args.out)
     write_frame(out, frame, truth)
@@ -75,4 +99,19 @@ def run(args) -> int:
     print(f"{out}: {layout.name}, {truth['conditions']['lighting']} light"
           f"{', hand over ' + str(hidden) + ' zones' if truth['conditions']['hand'] else ''}; truth in "
           f"{out.with_suffix('.json')}")
+    return 0
+
+
+def _tables(args, layouts) -> int:
+    if args.tables < 1 or args.frames_per_table < 1:
+        raise ValueError(f"--tables/--frames-per-table: expected at least 1, got {args.tables}/{args.frames_per_table}")
+    start = time.perf_counter()
+    n = 0
+    for n, path in enumerate(write_tables(Path(args.set), layouts, args.tables, args.frames_per_table, args.seed,
+                                          args.boards, args.blur), 1):
+        if n % 50 == 0:
+            print(f"{n} frames ... {path}")
+    took = time.perf_counter() - start
+    print(f"{args.tables} tables, {n} frames with their truth written to {args.set} "
+          f"({took:.0f} s, {1000 * took / max(1, n):.0f} ms a frame)")
     return 0

@@ -8,11 +8,11 @@ recorded session (``demo``) carries its set-up, boards and button presses, which
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from assistant.config import GAMES
+from calibration import files
 
 
 def register(sub) -> None:
@@ -32,6 +32,9 @@ def register(sub) -> None:
                                                      "(default: SOURCE/commands.json if present)")
     p.add_argument("--out", default="replay-output", metavar="DIR", help="output folder (default replay-output)")
     p.add_argument("--no-pictures", action="store_true", help="only the events log and the journal")
+    p.add_argument("--web", metavar="[HOST:]PORT",
+                   help="serve the table's page while replaying, at the recording's own pace; the page (and its "
+                        "buttons) stays up after the last frame until Ctrl-C")
     p.set_defaults(run=run)
 
 
@@ -60,10 +63,25 @@ def run(args) -> int:
     boards = Boards.from_specs(layouts, args.calibration, cards, mat_sets=mode_class(args.game).card_mats)
     out = Path(args.out)
     ensure_empty_or_ours(out)
-    with open_recorded(source_path) as source:
-        result = play(source, args.game, boards, setup, out, commands=commands, on_step=print_step,
-                      progress=Progress(source_length(source)), pictures=not args.no_pictures,
-                      title=f"{args.game}: {source_path.name}")
+    hub = server = None
+    if args.web:
+        from assistant.web import Hub
+        from assistant.web.serve import start
+
+        hub = Hub(calibration=args.calibration or out / "calibration.json", cards=cards or out / "cards")
+        server = start(args.web, hub, out, lambda m: print(f"alchemy-table: {m}", file=sys.stderr, flush=True))
+    try:
+        with open_recorded(source_path) as source:
+            result = play(source, args.game, boards, setup, out, commands=commands, on_step=print_step,
+                          progress=None if hub else Progress(source_length(source)), pictures=not args.no_pictures,
+                          title=f"{args.game}: {source_path.name}", web=hub, realtime=hub is not None,
+                          hold=hub is not None)
+    except KeyboardInterrupt:
+        print("alchemy-table: stopping", file=sys.stderr)
+        return 0
+    finally:
+        if server is not None:
+            server.stop()
     steps = result.pipeline.steps
     events = sum(len(s.events) for s in steps)
     commits = sum(1 for s in steps if s.kind == "state")
@@ -76,10 +94,10 @@ def _manifest(source: Path) -> dict:
     path = source / "session.json"
     if not path.is_file():
         return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected an object (the session's manifest)")
+    return data
 
 
 def _session_layouts(source: Path, manifest: dict) -> list[str]:

@@ -24,12 +24,15 @@ def register(sub) -> None:
     p.add_argument("--layout", action="append", metavar="[NAME=]LAYOUT",
                    help="board layout (default: the game's); several boards: NAME=LAYOUT each (Alchymia); a "
                         "card mat (chaudron-potions, alchymia-crystals) is one more --layout")
-    p.add_argument("--calibration", metavar="CAL.json", help="colour and camera calibration (calibrate colours)")
+    p.add_argument("--calibration", metavar="CAL.json", help="colour and camera calibration (calibrate colours); "
+                                                             "default: calibration.file")
     p.add_argument("--realtime", action="store_true",
                    help="over a recorded source (camera.source folder or video), read the frames at their own pace")
     p.add_argument("--cards", metavar="DIR", help="enrolled cards for card zones (default: STATE_DIR/cards if "
                                                  "present)")
     p.add_argument("--journal", metavar="FILE", help="journal file (default: STATE_DIR/game.jsonl)")
+    p.add_argument("--web", metavar="[HOST:]PORT", help="serve the table's page on this port (all addresses) or "
+                                                       "HOST:PORT (default: web.listen, 8080; \"\" for none)")
     add_arguments(p)
     p.set_defaults(run=run)
 
@@ -39,6 +42,7 @@ def run(args) -> int:
 
     config = from_args(args)
     return run_live(config, game=args.game, resume_game=args.resume, setup_path=args.setup,
-                    layout_specs=args.layout, calibration=args.calibration, journal_override=args.journal,
-                    realtime=args.realtime, cards=args.cards,
+                    layout_specs=args.layout, calibration=args.calibration or config["calibration.file"] or None,
+                    journal_override=args.journal,
+                    realtime=args.realtime, cards=args.cards, web=args.web,
                     say=lambda message: print(f"alchemy-table: {message}", file=sys.stderr, flush=True))

@@ -10,12 +10,12 @@ sample deck (not the publisher's cards). Errors read ``FILE: card NAME: what is 
 
 from __future__ import annotations
 
-import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from assistant.engines.alchymia import ELEMENTS, AlchymiaError, Board, CrystalCard, Deck, Element, PotionCard
+from calibration import files
 
 SAMPLE = "alchymia-sample"
 
@@ -36,12 +36,7 @@ def deck_path(name_or_path: str | Path = SAMPLE) -> Path:
 
 def load_deck(name_or_path: str | Path = SAMPLE) -> Deck:
     path = deck_path(name_or_path)
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except OSError as e:
-        raise DeckError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise DeckError(f"{path}: not valid TOML: {e}") from None
+    data = files.load_toml(path, DeckError)
     return parse_deck(data, str(path))
 
 

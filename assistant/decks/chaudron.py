@@ -10,13 +10,13 @@ Errors name the file, the card and the problem, e.g.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from assistant.engines.chaudron import RARITIES, Block, Ingredient, Potion
+from calibration import files
 
 SAMPLE = "sample"
 _INGREDIENT_KEYS = {"id", "name", "count", "remove", "add", "remove_all", "or_suffer", "duplicate", "move",
@@ -63,12 +63,7 @@ def deck_path(name_or_path: str | Path) -> Path:
 def load_deck(name_or_path: str | Path = SAMPLE) -> Deck:
     """Read a deck: ``"sample"`` (the illustrative deck that ships) or a path to a TOML file."""
     path = deck_path(name_or_path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise DeckError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise DeckError(f"{path}: not valid TOML: {e}") from None
+    data = files.load_toml(path, DeckError)
     return parse_deck(data, str(path))
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant.live.timing import StageTimes, stage
 from assistant.stabilise import State
 from calibration.layout import Layout, Marker, load_layout
 from calibration.store import Calibration, load_calibration
@@ -133,17 +134,26 @@ class Boards:
         counts = tuple((z, v) for z, v in state.counts if z.partition(SEPARATOR)[0] + SEPARATOR not in heads)
         return State(tuple(sorted(zones.items())), counts), mats
 
-    def read(self, frame: np.ndarray) -> dict[str, Any]:
-        """Read every board and merge: ``board_found`` only when all are found, zone ids prefixed."""
+    def read(self, frame: np.ndarray, times: StageTimes | None = None) -> dict[str, Any]:
+        """Read every board and merge: ``board_found`` only when all are found, zone ids prefixed. ``times``
+        gets the time spent finding the boards (``locate``) apart from reading them (``read``)."""
         merged: dict[str, Any] = {"layout": ",".join(b.layout.name for b in self.boards), "board_found": True,
                                   "zones": {}, "counts": {}}
         for i, board in enumerate(self.boards):
-            reading = board.reader.read(frame)
+            reader = board.reader
+            with stage(times, "locate"):  # as Reader.read does, in two steps so that each can be timed
+                location = reader.locator.locate(frame)
+            with stage(times, "read"):
+                reading = (reader.read_at(frame, location) if location.found
+                           else Reading(reader.layout.name, False, None, {}, {}, location.source))
             self.last[i] = reading
             data = reading.to_dict()
             if not data["board_found"]:
                 merged["board_found"] = False
                 merged["missing"] = [*merged.get("missing", []), board.name or board.layout.name]
+                seen = len(set(location.markers) & {m.id for m in board.layout.markers})
+                merged.setdefault("markers_seen", {})[board.name or board.layout.name] = \
+                    f"{seen} of {len(board.layout.markers)}"
             for zid, entry in data["zones"].items():
                 merged["zones"][board.prefix(zid)] = entry
             for zid, entry in data["counts"].items():
@@ -178,15 +188,10 @@ def load_setup(path: str | Path | None) -> Mapping[str, Any]:
     """A game set-up file (JSON, or TOML by its suffix); ``{}`` without one. Errors: ``FILE: what``."""
     if path is None:
         return {}
-    import json
-    import tomllib
+    from calibration import files
 
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {e}") from None
+    data = files.load_data(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected an object (the game's set-up)")
     return data

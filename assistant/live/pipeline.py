@@ -15,6 +15,10 @@ Journal records (docs/journal.md, docs/live.md): one ``game`` record first (game
 ``state`` record per commit and a ``command`` record per button command, each followed by one ``event``
 record per game event of its response, with ``after`` set to the ``seq`` of the record it answers.
 
+The ``game`` record carries an ``id``: the mode's ``game_id`` where the game's secret lives outside the
+journal (Alchemists), else a random one. Resuming a game whose set-up now names another id, or whose
+rebuilt answers differ from those journalled, is refused (ResumeError): never another game carried on.
+
 Resuming (:meth:`Pipeline.resume`) rebuilds the game in a fresh mode by feeding it the journal's states and
 commands in order with the outputs suppressed; the stabiliser starts from the last committed state, so the
 board on the table is not committed again. If the last state or command was journalled but the power went
@@ -25,6 +29,8 @@ state never loses its events.
 from __future__ import annotations
 
 import logging
+import uuid
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +40,7 @@ import numpy as np
 from assistant.journal import Journal, Record
 from assistant.live.boards import Boards
 from assistant.live.outputs import Outputs
+from assistant.live.timing import StageTimes, stage
 from assistant.stabilise import Commit, Stabiliser, State
 from assistant.table import Event, Response, TableMode
 from vision.motion import motion_between, thumbnail
@@ -92,12 +99,16 @@ class FrameResult:
 
 
 class Pipeline:
-    """One game on the table, fed frame by frame (``feed``) and command by command (``command``)."""
+    """One game on the table, fed frame by frame (``feed``) and command by command (``command``).
+
+    ``frames`` and ``steps`` hold what became of the last ``keep`` frames and the last ``keep`` answers
+    (all of them when ``keep`` is None, as a replay of a recording wants): a live loop runs for days, and
+    what it keeps must not grow with the game. The journal, not these, is the record of the game."""
 
     def __init__(self, game: str, mode: TableMode, boards: Boards, outputs: Outputs,
                  journal: Journal | None = None, stabiliser: Stabiliser | None = None,
                  on_step: Callable[[Step], None] | None = None, keep_readings: bool = False,
-                 first_frame: int = 0):
+                 first_frame: int = 0, keep: int | None = None):
         self.game = game
         self.mode = mode
         self.boards = boards
@@ -107,17 +118,19 @@ class Pipeline:
         self.on_step = on_step
         self.keep_readings = keep_readings
         self.next_frame = first_frame
-        self.steps: list[Step] = []
-        self.frames: list[FrameResult] = []
+        self.steps: deque[Step] = deque(maxlen=keep)
+        self.frames: deque[FrameResult] = deque(maxlen=keep)
         self._thumb: np.ndarray | None = None
         self.last_reading: dict[str, Any] | None = None
+        self.times: StageTimes | None = None  # set it to time each stage of every frame (bench live)
 
     # -- starting and resuming --------------------------------------------------------------------------
 
     def start(self) -> Step:
         """A new game: the ``game`` record, then the mode's opening response. The set-up journalled is the
         mode's own (``mode.setup``): a mode drops what must stay secret (the Alchemists game code)."""
-        seq = self._append("game", {"game": self.game, "setup": dict(self.mode.setup), "boards": self.boards.to_json(),
+        seq = self._append("game", {"game": self.game, "id": self.mode.game_id or uuid.uuid4().hex,
+                                    "setup": dict(self.mode.setup), "boards": self.boards.to_json(),
                                     "agree": self.stabiliser.agree})
         return self._answer(Step("start", None, self.mode.start(), seq=seq))
 
@@ -136,6 +149,10 @@ class Pipeline:
             raise ResumeError(f"journal: the game on record is {found!r}, not {game!r} (start a new game "
                               f"without --resume)")
         mode, boards = make(found, opening.data.get("setup") or {})
+        recorded = opening.data.get("id")
+        if mode.game_id is not None and recorded is not None and mode.game_id != recorded:
+            raise ResumeError(f"journal: the set-up names another game than the one on record (id {recorded!r}); "
+                              f"refusing to carry on a different game: start a new game without --resume")
         states = [r for r in records if r.kind == "state"]
         last = State.from_json(states[-1].data) if states else None
         stabiliser = kwargs.pop("stabiliser", None) or Stabiliser(agree=opening.data.get("agree", 3))
@@ -172,8 +189,9 @@ class Pipeline:
                 given = [e.to_json() for e in step.events]
                 kept = [{k2: v for k2, v in e.items() if k2 != "after"} for e in journalled.get(record.seq, [])]
                 if kept != given[:len(kept)] or len(kept) > len(given):
-                    log.warning("%s: the game rebuilt from the journal answers record %d differently from the "
-                                "journal; carrying on with the rebuilt game", self._where(), record.seq)
+                    raise ResumeError(f"{self._where()}: the game rebuilt from the journal answers record "
+                                      f"{record.seq} differently from the journal; refusing to carry on a "
+                                      f"different game (start a new game without --resume)")
                 elif len(kept) < len(given) and k == len(answered) - 1:
                     for event in given[len(kept):]:  # cut off by a crash before they were journalled
                         self._append("event", {**event, "after": record.seq})
@@ -186,22 +204,32 @@ class Pipeline:
         """Read one frame and answer any state it commits."""
         index = self.next_frame
         self.next_frame += 1
-        reading = self.boards.read(frame)
+        times = self.times
+        if times is not None and isinstance(self.boards, Boards):  # it tells finding the boards from reading them
+            reading = self.boards.read(frame, times)
+        else:  # (any reader of frames will do as boards: the tests give readings directly)
+            with stage(times, "read"):
+                reading = self.boards.read(frame)
         self.last_reading = reading
-        thumb = thumbnail(frame)
-        motion = None if self._thumb is None else motion_between(self._thumb, thumb)
-        self._thumb = thumb
-        commit = self.stabiliser.feed(reading, motion, frame=index)
+        with stage(times, "stabilise"):
+            thumb = thumbnail(frame)
+            motion = None if self._thumb is None else motion_between(self._thumb, thumb)
+            self._thumb = thumb
+            commit = self.stabiliser.feed(reading, motion, frame=index)
         step = None
         if commit is not None:
             seq = self._append("state", commit.to_json())
-            step = self._answer(Step("state", index, self.dispatch(commit.state, commit.previous),
-                                     commit.state, commit.previous, seq=seq))
+            with stage(times, "table mode"):
+                response = self.dispatch(commit.state, commit.previous)
+            step = self._answer(Step("state", index, response, commit.state, commit.previous, seq=seq))
         else:
-            self.outputs.render()
+            with stage(times, "outputs"):
+                self.outputs.render()
         result = FrameResult(index, time, motion, self.stabiliser.gate, commit, step,
                              reading if self.keep_readings else None)
         self.frames.append(result)
+        if times is not None:
+            times.end_frame()
         return result
 
     def command(self, command: str) -> Step:
@@ -237,8 +265,9 @@ class Pipeline:
     def _answer(self, step: Step) -> Step:
         for event in step.events:  # every event on disk before anything lights up
             self._append("event", {**event.to_json(), "after": step.seq})
-        self.outputs.apply(step.response)
-        self._snapshot(step)
+        with stage(self.times, "outputs"):
+            self.outputs.apply(step.response)
+            self._snapshot(step)
         self.steps.append(step)
         if self.on_step is not None:
             self.on_step(step)
@@ -250,7 +279,10 @@ class Pipeline:
         step.screen = self.outputs.screen
 
     def _append(self, kind: str, data: dict[str, Any]) -> int | None:
-        return None if self.journal is None else self.journal.append(kind, data).seq
+        if self.journal is None:
+            return None
+        with stage(self.times, "journal"):
+            return self.journal.append(kind, data).seq
 
     def _where(self) -> str:
         return str(self.journal.path) if self.journal is not None else "journal"

@@ -13,18 +13,20 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from assistant.journal import Journal
+from assistant.journal import start
 from assistant.live.boards import Boards
 from assistant.live.compose import compose
 from assistant.live.outputs import Outputs
 from assistant.live.pipeline import Pipeline, Step
 from assistant.stabilise import Stabiliser
 from assistant.table import make_mode
+from calibration import files
 from hardware.buttons import Command
 from hardware.camera import Source
 from hardware.clock import SteppedClock
@@ -56,10 +58,7 @@ def open_recorded(path: str | Path) -> Source:
 def read_commands(path: str | Path) -> dict[int, list[str]]:
     """``[{"frame": N, "command": C}, ...]`` -> ``{N: [C, ...]}``; errors ``FILE: [i].key: what``."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path)
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of {{\"frame\": N, \"command\": C}}")
     out: dict[int, list[str]] = {}
@@ -108,24 +107,33 @@ class Progress:
 def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], out: str | Path | None,
            commands: Mapping[int, Iterable[str]] | None = None, on_step: Callable[[Step], None] | None = None,
            progress: Progress | None = None, pictures: bool = True, keep_readings: bool = False,
-           stabiliser: Stabiliser | None = None, title: str = "") -> Replayed:
-    """Play ``source`` through the pipeline of ``game``; see the module's docstring for what ``out`` gets."""
+           stabiliser: Stabiliser | None = None, title: str = "", web: Any = None, realtime: bool = False,
+           hold: bool = False) -> Replayed:
+    """Play ``source`` through the pipeline of ``game``; see the module's docstring for what ``out`` gets.
+
+    ``web`` (an ``assistant.web.Hub``) is told every frame and answer, and its on-screen buttons are pressed
+    like the scripted ones; ``realtime`` reads the frames at their own pace; ``hold`` keeps the game (and
+    its buttons) going after the last frame until Ctrl-C."""
     out_dir = Path(out) if out is not None else None
+    journal = None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
+        journal = start(out_dir / "journal.jsonl", archive=None).journal  # the old one replaced under its lock
         for name in OUTPUT_NAMES:
-            (out_dir / name).unlink(missing_ok=True)
+            if name != "journal.jsonl":
+                (out_dir / name).unlink(missing_ok=True)
         for old in out_dir.glob("[0-9][0-9][0-9]-*.png"):
             old.unlink()
     commands = dict(commands or {})
     clock = SteppedClock()
     outputs = Outputs.simulated(clock)
-    journal = Journal(out_dir / "journal.jsonl") if out_dir is not None else None
     events_log = open(out_dir / "events.jsonl", "w", encoding="utf-8") if out_dir is not None else None  # noqa: SIM115
     written: list[Path] = []
     current: dict[str, Any] = {"frame": None}
 
     def answered(step: Step) -> None:
+        if web is not None:
+            web.on_step(step)
         if events_log is not None:
             events_log.write(json.dumps(step.to_json(), ensure_ascii=False, default=str) + "\n")
             events_log.flush()
@@ -149,19 +157,36 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
     pipeline = Pipeline(game, mode, boards, outputs, journal, stabiliser, on_step=answered,
                         keep_readings=keep_readings)
     n = 0
+    paced = None
     try:
+        if web is not None:
+            web.attach(pipeline)
         pipeline.start()
         for t, frame in source:
+            if realtime:  # the recording at the pace the camera gave it
+                paced = time.monotonic() - t if paced is None else paced
+                time.sleep(max(0.0, paced + t - time.monotonic()))
             clock.advance(max(0.0, t - clock.now()))
             current["frame"] = frame
             result = pipeline.feed(frame, t)  # a first frame never commits: it has no motion score yet
             if "pending" in current:
                 picture(current.pop("pending"))
-            for command in commands.get(result.index, ()):
+            if web is not None:
+                web.on_frame(result, frame, pipeline)
+            for command in [*commands.get(result.index, ()), *(web.poll() if web is not None else ())]:
                 pipeline.command(command)
+            if web is not None:
+                web.service(outputs)
             n += 1
             if progress is not None:
                 progress.update(n, f"{sum(len(s.events) for s in pipeline.steps)} events")
+        while hold and web is not None:  # the last frame stays on the table; the page's buttons still work
+            time.sleep(0.05)
+            clock.advance(0.05)
+            for command in web.poll():
+                pipeline.command(command)
+            web.service(outputs)
+            outputs.render()
     finally:
         if progress is not None:
             progress.close()

@@ -13,10 +13,11 @@ every action through the engine, and stops at the first illegal action (nothing 
 from __future__ import annotations
 
 import importlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from calibration import files
 
 GAMES = ("alchimiste", "chaudron", "alchymia")
 
@@ -64,12 +65,7 @@ class Report:
 def read_json(path: str | Path) -> dict[str, Any]:
     """Read a JSON object from a file, or raise RecordError with a one-line reason."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise RecordError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RecordError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path, RecordError)  # guarded: regular file, size, nesting, finite numbers
     if not isinstance(data, dict):
         raise RecordError(f"{path}: expected a JSON object at the top")
     return data

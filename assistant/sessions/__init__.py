@@ -13,7 +13,6 @@ buttons once the table has settled. :func:`load_session` reads and checks a scri
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.live.boards import SEPARATOR, board_layouts
+from calibration import files
 from calibration.layout import LABEL_KINDS, Layout, load_layout
 from hardware.buttons import Command
 
@@ -98,10 +98,7 @@ def session_path(name: str) -> Path:
 def load_session(name_or_path: str | Path) -> Session:
     """A shipped session by game name, or a session file."""
     path = session_path(str(name_or_path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise SessionError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path, SessionError)
     return parse_session(data, str(path))
 
 

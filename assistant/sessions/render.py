@@ -195,10 +195,11 @@ def render_session(session: Session, folder: str | Path, workers: int = 2,
                 progress(done, len(parts))
     scenes: dict[tuple, np.ndarray] = {}
     frames = []
-    for shot, key in zip(shots, keys, strict=True):
-        if key not in scenes:
-            scenes[key] = pictures[key[0]] if len(key) == 1 else tile([pictures[part] for part in key])
-        scene = scenes[key]
+    for shot, parts_key in zip(shots, keys, strict=True):
+        if parts_key not in scenes:
+            scenes[parts_key] = (pictures[parts_key[0]] if len(parts_key) == 1
+                                 else tile([pictures[part] for part in parts_key]))
+        scene = scenes[parts_key]
         rng = np.random.default_rng([session.seed, shot.index])
         noisy = scene.astype(np.float32) + rng.normal(0, NOISE, scene.shape)
         name = f"frame-{shot.index:04d}.jpg"

@@ -97,6 +97,9 @@ class TableMode(ABC):
         self.layout = layout
         self.setup = dict(setup or {})
         self.source = source
+        # What names this very game, when its set-up alone does not (Alchemists: the secret comes from the
+        # state file): written in the journal's game record, and a resume must find the same again.
+        self.game_id: str | None = None
 
     @abstractmethod
     def start(self) -> Response:

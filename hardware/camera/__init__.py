@@ -65,6 +65,11 @@ class Source(ABC):
     def _release(self) -> None:  # an optional hook: most devices have nothing to release
         return None
 
+    def relock(self) -> bool:
+        """Let exposure and white balance settle again (the light changed); False when the source has no
+        automatic loops to run (files, USB cameras)."""
+        return False
+
     def __enter__(self):
         return self
 

@@ -2,11 +2,14 @@
 
 Timestamps come from a sidecar file ``timestamps.txt`` in the folder (one ``NAME SECONDS`` per line,
 ``#`` comments, comma or spaces between), or else from a fixed rate: frame i at ``i / fps``.
-A file that is not an image is reported and skipped.
+A file that is not an image is reported and skipped, and so is one whose header claims more pixels than
+``ALCHEMY_TABLE_MAX_PIXELS`` (50 million; the limit of every image the program reads, calibration.files,
+which hardware does not import): a 1 MB PNG can claim 20000 x 20000 and take gigabytes to decode.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +21,30 @@ from hardware.exc import BadSetting, SourceFailed
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 SIDECAR = "timestamps.txt"
+
+
+def _max_pixels() -> int:
+    try:
+        return int(float(os.environ.get("ALCHEMY_TABLE_MAX_PIXELS") or 50_000_000))
+    except ValueError:
+        return 50_000_000
+
+
+def _header_pixels(path: Path) -> int | None:
+    """Width x height as the file's header says (Pillow reads the header only), None if it cannot tell."""
+    import warnings
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as image:
+                return image.size[0] * image.size[1]
+    except Image.DecompressionBombError:
+        return _max_pixels() + 1
+    except Exception:  # not an image Pillow knows: OpenCV decides, as before
+        return None
 
 
 def natural_key(name: str):
@@ -71,6 +98,13 @@ class FolderSource(Source):
         while self._next < len(self.files):
             index, path = self._next, self.files[self._next]
             self._next += 1
+            if not path.is_file():  # a FIFO would hang the decoder
+                self.report(f"{path}: not a regular file, skipped")
+                continue
+            pixels = _header_pixels(path)
+            if pixels is not None and pixels > _max_pixels():
+                self.report(f"{path}: {pixels} pixels, more than the limit of {_max_pixels()}, skipped")
+                continue
             image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
             if image is None:
                 self.report(f"{path}: not a readable image, skipped")

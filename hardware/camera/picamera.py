@@ -12,11 +12,15 @@ from __future__ import annotations
 import weakref
 
 from hardware.camera import Frame, Source, as_bgr
-from hardware.camera.settings import UNLOCK, CaptureSettings, locked_controls, picamera2_kwargs
+from hardware.camera.settings import UNLOCK, CaptureSettings, locked_controls, picamera2_kwargs, supported
 from hardware.clock import Clock, MonotonicClock
-from hardware.exc import DriverMissing, SourceFailed
+from hardware.exc import DriverBroken, DriverMissing, SourceFailed
 
 HINT = "sudo apt install python3-picamera2, and make the venv with --system-site-packages"
+# Raspberry Pi OS builds its camera stack (picamera2, simplejpeg) against its own numpy 1.x: a venv that pulled
+# numpy 2 breaks it with "numpy.dtype size changed". install.sh installs with systemd/constraints-bookworm.txt.
+BROKEN_HINT = ("the venv's numpy is not the one the apt camera stack was built for; reinstall with "
+               "sudo systemd/install.sh, or pip install -c systemd/constraints-bookworm.txt '.[pi]'")
 
 
 def _close_camera(camera) -> None:
@@ -26,16 +30,26 @@ def _close_camera(camera) -> None:
         camera.close()
 
 
+def import_picamera2():
+    """picamera2's ``Picamera2`` class, or one line saying why not: absent, or present but broken."""
+    try:
+        from picamera2 import Picamera2
+    except ModuleNotFoundError as e:
+        if e.name in ("picamera2", "libcamera"):
+            raise DriverMissing("picamera2", "picamera2", HINT) from None
+        raise DriverBroken("picamera2", "picamera2", e, BROKEN_HINT) from e
+    except (ImportError, ValueError, AttributeError, RuntimeError) as e:
+        raise DriverBroken("picamera2", "picamera2", e, BROKEN_HINT) from e
+    return Picamera2
+
+
 class PiCameraSource(Source):
     def __init__(self, settings: CaptureSettings, *, camera_num: int = 0, clock: Clock | None = None):
         super().__init__()
         self.name = f"picamera2 camera {camera_num}"
         self.settings = settings
         self.clock = clock or MonotonicClock()
-        try:
-            from picamera2 import Picamera2
-        except ImportError:
-            raise DriverMissing("picamera2", "picamera2", HINT) from None
+        Picamera2 = import_picamera2()
         try:
             self._camera = Picamera2(camera_num)
         except (RuntimeError, IndexError, OSError) as e:
@@ -69,15 +83,18 @@ class PiCameraSource(Source):
     def lock(self, metadata: dict | None = None) -> dict:
         """Freeze exposure and white balance at the values in ``metadata`` (default: the latest frame's)."""
         controls = locked_controls(metadata if metadata is not None else self._camera.capture_metadata())
+        controls = supported(controls, getattr(self._camera, "camera_controls", None))
         self._camera.set_controls(controls)
         self.locked = controls
         return controls
 
-    def relock(self) -> None:
-        """Let the automatic loops run again; the next settle period ends in a new lock."""
-        self._camera.set_controls(dict(UNLOCK))
+    def relock(self) -> bool:
+        """Let the automatic loops run again (exposure and gain cleared, not only AeEnable: see
+        ``settings.UNLOCK``); the next settle period ends in a new lock."""
+        self._camera.set_controls(supported(UNLOCK, getattr(self._camera, "camera_controls", None)))
         self.locked = None
         self._settle_from = self.clock.now()
+        return True
 
     def _release(self) -> None:
         self._finalizer()

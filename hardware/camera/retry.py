@@ -1,4 +1,5 @@
-"""Ride out a failing live camera: report, close, wait (doubling back-off), reopen; never raise.
+"""Ride out a failing live camera: report, close, wait (doubling back-off), reopen. Only a driver that is
+missing or cannot be imported is raised at once: no wait mends an installation.
 
 >>> from hardware.clock import SteppedClock
 >>> from hardware.exc import SourceFailed
@@ -21,7 +22,7 @@ from collections.abc import Callable
 
 from hardware.camera import Frame, Source
 from hardware.clock import Clock, MonotonicClock
-from hardware.exc import DeviceUnavailable
+from hardware.exc import DeviceUnavailable, DriverBroken, DriverMissing
 
 FIRST_WAIT_S = 0.5
 LONGEST_WAIT_S = 30.0
@@ -59,6 +60,8 @@ class Retrying(Source):
                     if self.failures:
                         self.report(f"{self.name}: back after {_failures(self.failures)}")
                 frame = self.source.read()
+            except (DriverMissing, DriverBroken):
+                raise  # an installation problem: waiting will not mend it
             except (DeviceUnavailable, OSError, RuntimeError) as e:
                 if not self._failed(e):
                     return None
@@ -70,6 +73,9 @@ class Retrying(Source):
             self.failures = 0
             return frame
         return None
+
+    def relock(self) -> bool:
+        return self.source is not None and self.source.relock()
 
     def _failed(self, error: BaseException) -> bool:
         """Report and wait; False when it is time to give up."""

@@ -65,4 +65,12 @@ def locked_controls(metadata: dict) -> dict:
         raise BadSetting(f"camera metadata has no {e.args[0]}: cannot lock exposure") from None
 
 
-UNLOCK = {"AeEnable": True, "AwbEnable": True}
+# Back to automatic exposure, gain and white balance. Current libcamera ignores AeEnable (picamera2 #1269): what
+# returns exposure and gain to auto is clearing them, ExposureTime = 0 and AnalogueGain = 0, which picamera2
+# turns into ExposureTimeMode / AnalogueGainMode "auto" (picamera2 #1255); older libcamera took 0 as auto too.
+UNLOCK = {"AeEnable": True, "AwbEnable": True, "ExposureTime": 0, "AnalogueGain": 0.0}
+
+
+def supported(controls: dict, available) -> dict:
+    """``controls`` without those the camera does not advertise (picamera2 refuses an unknown control)."""
+    return dict(controls) if available is None else {k: v for k, v in controls.items() if k in available}

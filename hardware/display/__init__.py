@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from PIL import Image
@@ -21,6 +22,7 @@ from hardware.exc import BadSetting, DeviceClosed, DeviceUnavailable, DriverMiss
 # model -> (width, height, Pillow mode, bus)
 MODELS = {"ssd1306": (128, 64, "1", "i2c"), "sh1106": (128, 64, "1", "i2c"), "st7789": (240, 240, "RGB", "spi")}
 BACKENDS = ("auto", "luma", "dummy")
+log = logging.getLogger(__name__)
 
 
 class Display:
@@ -32,6 +34,7 @@ class Display:
         self.model = model
         self.png = png
         self.image: Image.Image | None = None
+        self.fallback: str | None = None  # set when ``auto`` on a Pi had to use the dummy display: why
         self._closed = False
 
     @property
@@ -76,12 +79,25 @@ def bus_device(model: str, *, i2c_port: int = 1, spi_port: int = 1, spi_device: 
 
 def resolve_backend(backend: str, model: str, **bus) -> str:
     """``auto`` -> ``luma`` when its driver is installed and the bus exists, otherwise ``dummy``."""
+    return resolve(backend, model, **bus)[0]
+
+
+def resolve(backend: str, model: str, **bus) -> tuple[str, str | None]:
+    """(backend, why a Pi falls back to the dummy display): None off a Pi, where that is what ``auto`` is for."""
     if backend not in BACKENDS:
         raise BadSetting(f"display backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if backend != "auto":
-        return backend
+        return backend, None
     driver = "luma.lcd" if model == "st7789" else "luma.oled"
-    return "luma" if platform.has_module(driver) and platform.device_exists(bus_device(model, **bus)) else "dummy"
+    device = bus_device(model, **bus)
+    if platform.has_module(driver) and platform.device_exists(device):
+        return "luma", None
+    if not platform.is_raspberry_pi():
+        return "dummy", None
+    if not platform.has_module(driver):
+        return "dummy", f"the {driver} driver is not installed (pip install '.[pi]')"
+    bus_name, command = ("I2C", "do_i2c") if MODELS[model][3] == "i2c" else ("SPI", "do_spi")
+    return "dummy", f"{bus_name} is off: no {device} (sudo raspi-config nonint {command} 0, then reboot)"
 
 
 def open_display(backend: str = "auto", *, model: str = "ssd1306", i2c_port: int = 1, i2c_address: int = 0x3C,
@@ -92,13 +108,17 @@ def open_display(backend: str = "auto", *, model: str = "ssd1306", i2c_port: int
     if rotate not in (0, 1, 2, 3):
         raise BadSetting(f"display rotate is 0..3 (quarter turns), not {rotate!r}")
     width, height, mode, bus = MODELS[model]
-    backend = resolve_backend(backend, model, i2c_port=i2c_port, spi_port=spi_port, spi_device=spi_device)
+    backend, fallback = resolve(backend, model, i2c_port=i2c_port, spi_port=spi_port, spi_device=spi_device)
     if backend == "dummy":
         from luma.core.device import dummy
         if png:
             Path(png).parent.mkdir(parents=True, exist_ok=True)
-        return Display(dummy(width=width, height=height, rotate=rotate, mode=mode), backend="dummy", model=model,
-                       png=png)
+        display = Display(dummy(width=width, height=height, rotate=rotate, mode=mode), backend="dummy",
+                          model=model, png=png)
+        display.fallback = fallback
+        if fallback:
+            log.warning("display.backend auto: the display is SIMULATED on this Pi: %s", fallback)
+        return display
     return Display(_luma_device(model, width, height, bus, i2c_port, i2c_address, spi_port, spi_device, dc_pin,
                                 reset_pin, backlight_pin, rotate), backend="luma", model=model)
 

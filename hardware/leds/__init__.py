@@ -14,12 +14,14 @@ so the simulated strip's ``output()`` is exactly what a real strip would be sent
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 
 from hardware import platform
 from hardware.exc import BadSetting, DeviceClosed
 
+log = logging.getLogger(__name__)
 Colour = tuple[int, int, int]
 BLACK: Colour = (0, 0, 0)
 
@@ -37,6 +39,7 @@ class Strip(ABC):
     """Base of every backend: the pixel buffer, brightness, gamma, ``show`` and ``close``."""
 
     backend = "base"
+    fallback: str | None = None  # set when ``auto`` on a Pi had to simulate the strip: why
 
     def __init__(self, count: int, *, brightness: float = 0.25, gamma: float = 2.2):
         if not isinstance(count, int) or count < 1:
@@ -138,18 +141,28 @@ class Strip(ABC):
 
 
 def resolve_backend(backend: str, pin: int) -> str:
-    """``auto`` -> the real driver that fits this board, if it is installed; otherwise ``simulated``."""
+    """``auto`` -> the real driver that fits this board, if it can work; otherwise ``simulated``."""
+    return resolve(backend, pin)[0]
+
+
+def resolve(backend: str, pin: int) -> tuple[str, str | None]:
+    """(backend, why a Pi falls back to the simulated strip): the reason is None off a Pi, where simulating
+    is what ``auto`` is for, and on a Pi whose strip can be driven."""
     if backend not in BACKENDS:
         raise BadSetting(f"led backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if backend != "auto":
-        return backend
+        return backend, None
     if platform.is_pi5():
-        return "pi5" if platform.has_module("neopixel") and platform.has_module("board") else "simulated"
-    if platform.is_raspberry_pi() and platform.has_module("rpi_ws281x"):
-        if pin == 10 and not platform.device_exists("/dev/spidev0.0"):
-            return "simulated"  # SPI not enabled: the driver would fail at open
-        return "ws281x"
-    return "simulated"
+        if platform.has_module("neopixel") and platform.has_module("board"):
+            return "pi5", None
+        return "simulated", "a Pi 5 without its NeoPixel driver (pip install '.[pi5]')"
+    if not platform.is_raspberry_pi():
+        return "simulated", None
+    if not platform.has_module("rpi_ws281x"):
+        return "simulated", "the rpi_ws281x driver is not installed (pip install '.[pi]')"
+    if pin == 10 and not platform.device_exists("/dev/spidev0.0"):
+        return "simulated", "SPI is off: no /dev/spidev0.0 (sudo raspi-config nonint do_spi 0, then reboot)"
+    return "ws281x", None
 
 
 def open_strip(backend: str = "auto", *, count: int = 52, pin: int = 10, brightness: float = 0.25,
@@ -160,11 +173,15 @@ def open_strip(backend: str = "auto", *, count: int = 52, pin: int = 10, brightn
     ``png``, ``terminal`` and ``led_map`` (rows of the picture) only concern the simulated strip."""
     if order not in ORDERS:
         raise BadSetting(f"led order must be one of {', '.join(ORDERS)}, not {order!r}")
-    backend = resolve_backend(backend, pin)
+    backend, fallback = resolve(backend, pin)
     if backend == "simulated":
         from hardware.leds.simulated import SimulatedStrip
-        return SimulatedStrip(count, brightness=brightness, gamma=gamma, png=png, terminal=terminal,
-                              led_map=led_map)
+        strip = SimulatedStrip(count, brightness=brightness, gamma=gamma, png=png, terminal=terminal,
+                               led_map=led_map)
+        strip.fallback = fallback
+        if fallback:
+            log.warning("led.backend auto: the strip is SIMULATED on this Pi: %s", fallback)
+        return strip
     if backend == "ws281x":
         from hardware.leds.ws281x import Ws281xStrip
         return Ws281xStrip(count, pin=pin, brightness=brightness, gamma=gamma, order=order)

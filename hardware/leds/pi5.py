@@ -1,7 +1,10 @@
 """WS281x strips on a Raspberry Pi 5 through Adafruit's NeoPixel driver (``pip install '.[pi5]'``).
 
 The Pi 5 moved GPIO behind the RP1 chip, where ``rpi-ws281x`` cannot reach; Adafruit's driver uses the
-RP1's PIO instead and takes any GPIO. Blinka's ``board`` names the pins ``D0``..``D27``.
+RP1's PIO instead and takes any GPIO. Blinka's ``board`` names the pins ``D0``..``D27``. The colour order goes
+to the driver as its string (``"BRG"``): ``neopixel`` names only ``RGB``, ``GRB``, ``RGBW`` and ``GRBW``, but its
+pixel buffer takes any order written out. ``/dev/pio0`` must be readable by the service's user
+(docs/hardware.md gives the udev rule).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ class Pi5Strip(Strip):
             raise DriverMissing("pi5", "neopixel", "pip install '.[pi5]'") from None
         try:
             self._driver = neopixel.NeoPixel(getattr(board, f"D{pin}"), count, brightness=1.0, auto_write=False,
-                                             pixel_order=getattr(neopixel, order))
+                                             pixel_order=order)
         except (OSError, RuntimeError, ValueError) as e:
             raise DeviceUnavailable(f"pi5: cannot start the strip on GPIO{pin}: {e}") from e
         self.pin = pin

@@ -10,7 +10,7 @@ import tempfile
 import pytest
 
 from assistant import alchemists_state as state
-from assistant.engines.alchemists import assignment_from_code
+from assistant.engines.alchemists import assignment_from_code, code_for_index
 
 
 def mode_of(path) -> int:
@@ -25,7 +25,64 @@ def test_new_writes_code_mode_and_assignment_to_an_owner_only_file(cli, state_di
     assert mode_of(path) == 0o600 and mode_of(state_dir) == 0o700
     saved = json.loads(path.read_text())["games"][game]
     assert saved["mode"] == "master"
-    assert saved["assignment"] == assignment_from_code(game).as_dict()
+    assert saved["assignment"] == assignment_from_code(game, state.table_key()).as_dict()
+    assert mode_of(state_dir / "alchemists.key") == 0o600
+
+
+def test_a_code_read_off_the_table_reveals_nothing_on_another_machine(cli, state_dir, tmp_path, monkeypatch):
+    code, out, _ = cli("alchemists", "new", "--json")
+    game = json.loads(out)["code"]
+    here = json.loads(cli("alchemists", "reveal", "--json")[1])["assignment"]  # the current game: no code typed
+    assert here == state.find_game(code=game).assignment.as_dict()
+    assert here != assignment_from_code(game).as_dict()  # not the unkeyed, published derivation
+    monkeypatch.setenv("ALCHEMY_TABLE_STATE_DIR", str(tmp_path / "elsewhere"))  # another machine, its own key
+    code, out, _ = cli("alchemists", "reveal", game, "--json")
+    assert code == 0 and json.loads(out)["assignment"] != here
+    # Over many codes, two tables agree no more than chance would (1 in 40,320 per code).
+    keys = [b"a" * 32, b"b" * 32]
+    codes = [code_for_index(n) for n in range(0, 40320, 97)]
+    same = sum(assignment_from_code(c, keys[0]) == assignment_from_code(c, keys[1]) for c in codes)
+    assert same <= 1
+
+
+def test_the_key_is_created_once_owner_only_and_a_readable_one_is_refused(state_dir):
+    old = os.umask(0)
+    try:
+        key = state.table_key()
+    finally:
+        os.umask(old)
+    assert len(key) == 32 and mode_of(state_dir / "alchemists.key") == 0o600
+    assert state.table_key() == key
+    (state_dir / "alchemists.key").chmod(0o644)
+    with pytest.raises(state.StateError, match="readable by other users"):
+        state.table_key()
+
+
+def test_export_and_import_move_a_game_between_machines_with_its_answers(cli, state_dir, tmp_path, monkeypatch):
+    assert cli("alchemists", "new", "--master", "--name", "friday")[0] == 0
+    mixed = cli("alchemists", "mix", "fern", "toad", "--json")[1]
+    out_file = tmp_path / "friday.json"
+    code, _, err = cli("alchemists", "export", "--game", "friday", "--out", str(out_file))
+    assert code == 0, err
+    assert mode_of(out_file) == 0o600
+    assert cli("alchemists", "export", "--out", str(out_file))[0] == 2  # never over an existing file
+    monkeypatch.setenv("ALCHEMY_TABLE_STATE_DIR", str(tmp_path / "other"))
+    code, _, err = cli("alchemists", "import", str(out_file))
+    assert code == 0, err
+    assert cli("alchemists", "mix", "--game", "friday", "fern", "toad", "--json")[1] == mixed
+    assert cli("alchemists", "debunk", "fern", "toad", "--json")[0] == 0  # master mode came along
+
+
+def test_commands_take_the_game_by_name_or_the_current_one(cli, state_dir):
+    assert cli("alchemists", "new", "--name", "first")[0] == 0
+    first = state.find_game(name="first")
+    assert cli("alchemists", "new", "--name", "second")[0] == 0
+    assert state.find_game().name == "second"
+    code, out, _ = cli("alchemists", "reveal", "--game", "first", "--json")
+    assert json.loads(out)["assignment"] == first.assignment.as_dict()
+    code, out, err = cli("alchemists", "mix", "--game", "third", "fern", "toad")
+    assert code == 2 and err.count("\n") == 1 and "no game named 'third'" in err
+    assert first.code not in err and state.find_game().code not in err
 
 
 def test_the_file_is_never_readable_by_others_even_while_it_is_written(cli, state_dir, monkeypatch):

@@ -109,3 +109,41 @@ def test_a_broken_set_file_is_one_line(cli, tmp_path):
     assert code == 2 and "set.json: not valid JSON" in err and err.count("\n") == 1
     code, _, err = cli("read", frame, "--layout", "alchemists", "--cards", str(tmp_path / "none"))
     assert code == 2 and "no such cards folder" in err
+
+
+def render_deck(cli, tmp_path, name: str, zones: dict[str, str], deck: int, seed: int, lighting: str = "daylight"):
+    """A frame of the alchemists mat whose cards are drawn from ``deck`` (render --deck)."""
+    state = tmp_path / f"{name}.state.json"
+    state.write_text(json.dumps({"zones": zones}))
+    out = tmp_path / f"{name}.png"
+    code, _, err = cli("render", "--layout", "alchemists", "--state", str(state), "--out", str(out), "--lighting",
+                       lighting, "--no-hand", "--seed", str(seed), "--deck", str(deck), "--still")
+    assert code == 0, err
+    return str(out)
+
+
+def test_the_enrolled_set_is_checked_pair_by_pair_and_a_second_photo_is_kept(cli, tmp_path):
+    cards = tmp_path / "cards"
+    # Deck 7: claw, mushroom and root are of one family (one frame and palette).
+    shots = [render_deck(cli, tmp_path, n, {"card-left": n}, 7, 40 + i) for i, n in enumerate(("claw", "mushroom"))]
+    code, out, err = cli("calibrate", "cards", "--layout", "alchemists", "--out", str(cards), *shots)
+    assert code == 0, err
+    assert "set alchemists-ingredients: 1 look-alike pairs" in out and "claw / mushroom (likeness" in out
+    second = render_deck(cli, tmp_path, "again", {"card-right": "claw"}, 7, 49, "warm")
+    code, out, err = cli("calibrate", "cards", "--layout", "alchemists", "--out", str(cards), "--second",
+                         f"claw={second}")
+    assert code == 0, err
+    assert "claw: second photo kept" in out and "2 cards enrolled" in out
+    data = json.loads((cards / "alchemists-ingredients" / "set.json").read_text())
+    assert data["cards"]["claw"]["more"] == ["claw.2.png"]
+    assert (cards / "alchemists-ingredients" / "claw.2.png").exists()
+    code, out, _ = cli("calibrate", "cards", "--layout", "alchemists", "--out", str(cards), "--check")
+    assert code == 0 and "claw / mushroom" in out and "not yet: feather, fern" in out
+    # Enrolled again (not --second), the card's second photo goes with its first.
+    code, out, _ = cli("calibrate", "cards", "--layout", "alchemists", "--out", str(cards), f"claw={shots[0]}")
+    data = json.loads((cards / "alchemists-ingredients" / "set.json").read_text())
+    assert code == 0 and "more" not in data["cards"]["claw"]
+    # A second photo of a card not enrolled: one line, exit 2.
+    code, out, err = cli("calibrate", "cards", "--layout", "alchemists", "--out", str(cards), "--second",
+                         f"root={second}")
+    assert code == 2 and out == "" and "--second: root is not enrolled" in err and err.count("\n") == 1

@@ -62,7 +62,7 @@ def test_the_scan_area_read_from_a_frame_gives_the_potion(ingredients):
     frame, _ = render_frame(layout, {"zones": {"card-left": "mushroom", "card-right": "toad"}}, conditions, rng)
     reading = Reader(layout, cards={ingredients.name: ingredients}).read(frame)
     state = State.of({zone: z.label for zone, z in reading.zones.items()})
-    mode = make_mode("alchemists", layout, {"code": "TBGJ"})
+    mode = make_mode("alchemists", layout, {"code": "TBGJ", "demo": True})
     mode.start()
     reply = mode.on_commit(state, None)
     assert [e.kind for e in reply.events] == ["potion"]

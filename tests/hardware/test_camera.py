@@ -286,7 +286,7 @@ def test_picamera2_configures_settles_locks_and_relocks(fake_picamera2):
         source.read()
         assert len(cam.controls) == 1  # locked once
         source.relock()
-        assert cam.controls[-1] == {"AeEnable": True, "AwbEnable": True}
+        assert cam.controls[-1] == {"AeEnable": True, "AwbEnable": True, "ExposureTime": 0, "AnalogueGain": 0.0}
         source.read()
         clock.advance(2.0)
         source.read()
@@ -317,3 +317,22 @@ def test_picamera2_missing_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "picamera2", None)
     with pytest.raises(DriverMissing, match="python3-picamera2"):
         PiCameraSource(table_settings())
+
+
+def test_a_folder_source_skips_an_image_bomb_and_a_fifo_with_a_line_each(tmp_path):
+    import os
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    cv2.imwrite(str(tmp_path / "1.png"), np.full((8, 8, 3), 10, np.uint8))
+    header = chunk(b"IHDR", struct.pack(">IIBBBBB", 20000, 20000, 8, 0, 0, 0, 0))
+    (tmp_path / "2.png").write_bytes(b"\x89PNG\r\n\x1a\n" + header + chunk(b"IDAT", zlib.compress(b"\x00" * 100)))
+    os.mkfifo(tmp_path / "3.png")
+    cv2.imwrite(str(tmp_path / "4.png"), np.full((8, 8, 3), 40, np.uint8))
+    said = []
+    with FolderSource(tmp_path, report=said.append) as source:
+        frames = [frame[0, 0, 0] for _, frame in source]
+    assert frames == [10, 40]
+    assert "more than the limit" in said[0] and "not a regular file" in said[1]

@@ -22,7 +22,7 @@ def test_a_missing_camera_is_one_clear_line_retried_and_sigterm_stops_cleanly(tm
     child = subprocess.Popen([sys.executable, "-m", "assistant", "run", "--game", "chaudron", "--setup", str(setup),
                               "--simulate", "--set", "buttons.backend=none", "--set", "camera.source=opencv",
                               "--set", "camera.device=/nonexistent/camera", "--set",
-                              f"table.state_dir={tmp_path / 'state'}"],
+                              f"table.state_dir={tmp_path / 'state'}", "--set", "web.listen="],
                              env=env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = child.stderr.readline()
     child.send_signal(signal.SIGTERM)

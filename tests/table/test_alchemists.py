@@ -29,8 +29,10 @@ POTION_GROUPS = ["status", *(f"cauldron-{n}" for n in range(1, 11))]
 
 @pytest.fixture(autouse=True)
 def state_dir(tmp_path, monkeypatch):
-    """Never read the real state file: each test has its own, empty unless it records a game."""
+    """Never read the real state file: each test has its own, holding the example game (imported: its answers
+    are the documented ones, not this table's keyed ones)."""
     monkeypatch.setenv(alchemists_state.ENV, str(tmp_path / "state"))
+    alchemists_state.record_game(CODE, "apprentice", assignment_from_code(CODE).as_dict(), name="example")
     return tmp_path / "state"
 
 
@@ -261,34 +263,67 @@ def test_nothing_secret_is_shown_or_logged_before_the_reveal():
     assert "R+g+b-" in json.dumps(area.responses[-1].events[0].to_json())
 
 
-def test_the_newest_game_of_the_state_file_is_used_and_named_without_its_code(state_dir):
-    alchemists_state.record_game("TBGJ", "master", assignment_from_code("TBGJ").as_dict())
-    data = alchemists_state.load()
-    data["games"]["TBGJ"]["created"] = "2025-01-02T20:00:00+00:00"
-    other = next(c for c in ("WLUK", "WKYT") if c != "TBGJ")
-    data["games"][other] = {"mode": "apprentice", "assignment": {}, "created": "2025-01-01T20:00:00+00:00"}
-    alchemists_state.save(data)
+def test_the_current_game_of_the_state_file_is_used_and_named_by_its_id_not_its_code(state_dir):
+    alchemists_state.record_game(CODE, "master")  # the example game, now in master mode, the current one
     area = ScanArea({})
     assert area.mode.mode == "master"
-    assert area.mode.setup == {"created": "2025-01-02T20:00:00+00:00"}
+    assert set(area.mode.setup) == {"game_id"} and CODE not in json.dumps(area.mode.setup)
     assert area.show("fern", "toad").events[0].data["potion"] == "red+"
     # The journal-safe set-up finds the same game again after a restart.
     again = ScanArea(area.mode.setup)
     assert again.show("fern", "toad").events == area.responses[-1].events
 
 
+def test_two_games_recorded_in_the_same_second_are_told_apart(state_dir):
+    """A time stamp once named the game: two codes recorded in one second, and a restart rebuilt the other."""
+    other = "WLUK"
+    alchemists_state.record_game(other, "apprentice", name="later")
+    data = alchemists_state.load()
+    for game in data["games"].values():
+        game["created"] = "2025-01-02T20:00:00+00:00"
+    alchemists_state.save(data)
+    for name, code in (("example", CODE), ("later", other)):
+        area = ScanArea({"game": name})
+        truth = alchemists_state.find_game(code=code).assignment
+        again = ScanArea(area.mode.setup)  # what a resume does with the journal's set-up
+        assert again.mode._assignment == truth
+        # A journal of the old format (named by its time) is refused, not guessed.
+        with pytest.raises(SetupError, match=r"2 games recorded at .*refusing to guess"):
+            ScanArea({"created": "2025-01-02T20:00:00+00:00"})
+
+
+def test_a_journalled_game_missing_from_the_state_file_is_refused_not_replaced(state_dir):
+    area = ScanArea({})
+    alchemists_state.record_game("WLUK", "apprentice", name="newer")  # the newest game is another one
+    data = alchemists_state.load()
+    del data["games"][CODE]
+    alchemists_state.save(data)
+    with pytest.raises(SetupError, match=r"test-setup: game_id: .*no game of this table has the id"):
+        ScanArea(area.mode.setup)
+    (state_dir / "alchemists.key").unlink()  # a new key: the same codes, other games
+    alchemists_state.record_game(CODE, "apprentice", assignment_from_code(CODE).as_dict(), name="example")
+    with pytest.raises(SetupError, match="no game of this table has the id"):
+        ScanArea(area.mode.setup)
+
+
 def test_a_code_given_in_the_setup_is_not_kept():
     area = ScanArea({"code": "tbgj", "mode": "apprentice"})
-    assert area.mode.setup == {"mode": "apprentice"}
+    assert set(area.mode.setup) == {"mode", "game_id"} and area.mode.setup["mode"] == "apprentice"
     assert area.show("fern", "toad").events[0].data["potion"] == "red+"
 
 
+def test_without_any_game_the_setup_says_how_to_start_one(state_dir):
+    alchemists_state.save({"games": {}})
+    with pytest.raises(SetupError, match=r"test-setup: game: .*no current game: start one with"):
+        ScanArea({})
+
+
 @pytest.mark.parametrize(("setup", "message"), [
-    ({}, "test-setup: code: no game code given and no game in "),
     ({"code": "ABCD"}, "test-setup: code: game code: these four letters are not a game code (a typo?)"),
-    ({"code": 12}, "test-setup: code: expected the game's four letters"),
+    ({"code": 12}, "test-setup: code: expected a string"),
     ({"code": CODE, "mode": "expert"}, "test-setup: mode: expected apprentice or master"),
     ({"created": "2020-01-01T00:00:00+00:00"}, "test-setup: created: no game recorded at 2020-01-01"),
+    ({"code": CODE, "game": "example"}, "test-setup: game: give the game one way only"),
     ({"code": CODE, "theories": {"theories": [{"ingredient": "fern"}]}},
      "test-setup: theories: theories[0]: alchemical: missing"),
     ({"code": CODE, "colour": "red"}, "test-setup: colour: unknown key"),
@@ -301,9 +336,8 @@ def test_setup_errors_name_the_key_and_never_the_code(setup, message):
 
 
 def test_a_state_file_others_can_read_is_refused(state_dir):
-    alchemists_state.record_game(CODE, "apprentice", assignment_from_code(CODE).as_dict())
     alchemists_state.state_path().chmod(0o644)
-    with pytest.raises(SetupError, match=r"test-setup: state_file: .*readable by other users"):
+    with pytest.raises(SetupError, match=r"test-setup: game: .*readable by other users"):
         ScanArea({})
 
 
@@ -326,3 +360,13 @@ def test_same_states_and_presses_give_the_same_responses():
 def test_a_layout_without_the_scan_area_is_a_setup_error():
     with pytest.raises(SetupError, match="test-setup: layout: alchymia has no zone card-left"):
         make_mode("alchemists", load_layout("alchymia"), {"code": CODE}, "test-setup")
+
+
+def test_a_demonstration_game_is_the_published_derivation_everywhere_and_resumes_by_its_id(state_dir):
+    (state_dir / "alchemists.key").unlink(missing_ok=True)
+    area = ScanArea({"code": "YYXX", "demo": True})
+    assert area.mode._assignment == assignment_from_code("YYXX")
+    assert not (state_dir / "alchemists.key").exists()  # no table key is made for it
+    assert "YYXX" not in json.dumps(area.mode.setup) and area.mode.setup["demo"] is True
+    again = ScanArea(area.mode.setup)  # what a resume does with the journal's set-up
+    assert again.mode._assignment == area.mode._assignment and again.mode.game_id == area.mode.game_id

@@ -5,8 +5,8 @@ no set, drawn in the same style):
 - a card view (the truth names a card) is right when read as that card, or ``unknown`` while a hand lies a
   little over it (``partly_hidden``); read ``unknown`` otherwise it is unread, any other reading is wrong;
 - a stranger (a card never enrolled) is accepted, wrongly, when read as any card name;
-- an empty zone is right when read ``empty``;
-- zones under a hand (truth ``unknown`` without a stranger) are not counted.
+- an empty zone is right when read ``empty``; read as a card name it is a card seen where there is none;
+- a zone under a hand (truth ``unknown`` without a stranger) must not read ``empty`` (nor a card).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ class CardTally:
     accepted: int = 0
     empties: int = 0
     empties_right: int = 0
+    empty_as_card: int = 0
+    covered: int = 0
+    covered_empty: int = 0
     times: list[float] = field(default_factory=list)
     mistakes: list[str] = field(default_factory=list)
 
@@ -51,7 +54,13 @@ class CardTally:
                 self.empties += 1
                 self.empties_right += got == "empty"
                 if got != "empty" and got != "unknown":
+                    self.empty_as_card += 1
                     self.mistakes.append(f"{name}: {zid}: read {got} ({z.confidence:.2f}), truth empty")
+            elif want == "unknown":
+                self.covered += 1
+                if got == "empty":
+                    self.covered_empty += 1
+                    self.mistakes.append(f"{name}: {zid}: read empty ({z.confidence:.2f}) under a hand")
             elif want != "unknown":
                 self.views += 1
                 if got == want or (zid in partly and got == "unknown"):
@@ -63,7 +72,8 @@ class CardTally:
                     self.mistakes.append(f"{name}: {zid}: read {got} ({z.confidence:.2f}), truth {want}")
 
     def merge(self, other: CardTally) -> None:
-        for key in ("views", "right", "wrong", "unread", "strangers", "accepted", "empties", "empties_right"):
+        for key in ("views", "right", "wrong", "unread", "strangers", "accepted", "empties", "empties_right",
+                    "empty_as_card", "covered", "covered_empty"):
             setattr(self, key, getattr(self, key) + getattr(other, key))
         self.times.extend(other.times)
         self.mistakes.extend(other.mistakes)
@@ -73,17 +83,20 @@ class CardTally:
         return {"card_views": self.views, "cards_right_pct": pct(self.right, self.views),
                 "cards_wrong_pct": pct(self.wrong, self.views), "cards_unread_pct": pct(self.unread, self.views),
                 "unknown_cards": self.strangers, "unknown_cards_accepted_pct": pct(self.accepted, self.strangers),
-                "empty_right_pct": pct(self.empties_right, self.empties),
+                "empty_right_pct": pct(self.empties_right, self.empties), "empty_read_as_card": self.empty_as_card,
+                "covered_places": self.covered, "covered_read_empty": self.covered_empty,
                 "median_ms_per_card_zone": round(1000 * float(np.median(self.times)), 2) if self.times else None}
 
 
 def format_cards(tallies: dict[str, CardTally]) -> str:
     head = ("lighting", "card views", "cards right %", "wrong %", "unread %", "unknown cards",
-            "unknown accepted %", "empty right %", "median ms / card zone")
+            "unknown accepted %", "empty right %", "empty read as card", "covered", "covered read empty",
+            "median ms / card zone")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, t in tallies.items():
         r = t.row()
         cells = [r["card_views"], r["cards_right_pct"], r["cards_wrong_pct"], r["cards_unread_pct"], r["unknown_cards"],
-                 r["unknown_cards_accepted_pct"], r["empty_right_pct"], r["median_ms_per_card_zone"]]
+                 r["unknown_cards_accepted_pct"], r["empty_right_pct"], r["empty_read_as_card"], r["covered_places"],
+                 r["covered_read_empty"], r["median_ms_per_card_zone"]]
         lines.append(f"| {name} | " + " | ".join("-" if v is None else f"{v:g}" for v in cells) + " |")
     return "\n".join(lines)

@@ -71,3 +71,47 @@ def block_scores(query: np.ndarray, refs: np.ndarray) -> np.ndarray:
     cos = dots / np.maximum(norms, 1e-6)
     best = np.sort(cos, axis=1)[:, -KEEP_BLOCKS:]
     return best.mean(axis=1)
+
+
+# -- the fine descriptor: where look-alike cards differ ----------------------------------------------------
+
+FINE_MM = 2.0  # cell size of the fine descriptor: a card's numbers and title are a few cells high
+FINE_CHROMA = 0.6  # colour counts less in the fine cells than in the coarse: in dim light it is mostly noise
+SHADING_CELLS = 5.0  # the slow shading taken out of the brightness: a blur of this many cells
+SHIFTS_MM = (-1.0, -0.5, 0.0, 0.5, 1.0)  # a reference is kept shifted by these: the cut misses by a mm
+
+
+def fine_grid(card_mm: tuple[float, float]) -> tuple[int, int]:
+    """(cols, rows) of the fine descriptor of a card of ``card_mm``."""
+    return max(4, round(card_mm[0] / FINE_MM)), max(4, round(card_mm[1] / FINE_MM))
+
+
+def fine(card: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+    """The fine descriptor of an upright card image (BGR): (rows, cols, 3) float32 at ``grid`` (cols, rows)
+    cells: the light divided out, opponent channels, the card's slow shading (a bowed card, a light
+    gradient) taken out of the brightness, each channel standardised over the card as in ``describe``."""
+    # Dividing by the mean colour commutes with the area resize: the few cells are divided instead.
+    small = cv2.resize(card.astype(np.float32), grid, interpolation=cv2.INTER_AREA) + 4.0
+    small /= np.float32(cv2.mean(card)[:3]) + 4.0
+    opp = cv2.transform(small, _OPPONENT)
+    # Shading multiplies the brightness: its log minus its slow part (a blur over a third of the card) is
+    # what the card's print shows.
+    lum = np.log(np.maximum(opp[..., 0], 0.02))
+    opp[..., 0] = lum - cv2.GaussianBlur(lum, (0, 0), SHADING_CELLS, borderType=cv2.BORDER_REFLECT)
+    opp -= opp.reshape(-1, 3).mean(axis=0)
+    spread = np.sqrt((opp.reshape(-1, 3) ** 2).mean(axis=0))
+    opp[..., 0] /= max(float(spread[0]), 1e-3)
+    opp[..., 1:] *= FINE_CHROMA / max(float(np.sqrt((spread[1:] ** 2).mean())), 0.02)
+    return opp
+
+
+def fine_shifted(card: np.ndarray, grid: tuple[int, int], px_per_mm: float) -> np.ndarray:
+    """The fine descriptors of ``card`` moved by each of SHIFTS_MM across and down: (shifts, rows, cols, 3)."""
+    h, w = card.shape[:2]
+    out = []
+    for dy in SHIFTS_MM:
+        for dx in SHIFTS_MM:
+            M = np.float32([[1, 0, dx * px_per_mm], [0, 1, dy * px_per_mm]])
+            moved = cv2.warpAffine(card, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            out.append(fine(moved, grid))
+    return np.array(out, np.float32)

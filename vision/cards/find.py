@@ -39,7 +39,8 @@ FINGER_MM = 21.0  # fingers are narrower than this; cards are much wider
 SEARCH_MM = 10.0  # how far the card's centre may lie from its outline's (a fingertip pulls the outline)
 MIN_FILL = 0.8  # the fitted rectangle must be at least this much card...
 MAX_BAND = 0.45  # ...and its band at most this much
-EMPTY_AREA = 0.2  # less than this fraction of a card's area standing out of the mat: the zone is empty
+EMPTY_AREA = 0.2  # less than this fraction of a card's area standing out of the mat: the zone is empty...
+FINGERS_AREA = 0.1  # ...unless this much stood out before fingers were cut away: then fingers lie over it
 PLAIN = (0.87, 1.149)  # channels all within this of the mat's: surely mat (brightness < 1.5, and spread at most
 # 2/3 (1.149 - 0.87) = 0.186 < 0.22 x 0.87, the test's limits)
 PREVIEW_PX_PER_MM = 1.0  # the first look...
@@ -67,6 +68,8 @@ class Found:
     fill: float = 0.0
     band: float = 0.0
     area: float = 0.0  # fraction of a card's area standing out of the mat
+    mat: tuple[float, float, float] | None = None  # the ring's colour (BGR), taken as the mat's
+    plain: float = 1.0  # the fraction of the ring plainly of that colour
 
 
 def to_frame(pts_mm: np.ndarray, H: np.ndarray, lens: LensModel | None) -> np.ndarray:
@@ -126,12 +129,15 @@ def _medians(px: np.ndarray) -> np.ndarray:
     return ((part[:, lo] + part[:, hi].astype(np.float64)) / 2).astype(np.float32)
 
 
-def _mat_table(smooth: np.ndarray, ring: np.ndarray) -> np.ndarray:
+def _mat_table(smooth: np.ndarray, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """(3, 256) float32: each channel's values relative to the mat (the ring's median), (value + 2) / mat;
-    a table lookup gives the same floats as dividing the image."""
+    a table lookup gives the same floats as dividing the image. Also the mat's colour (BGR + 2) and how much
+    of the ring is plainly that colour (a hand or arm over the ring leaves less of it)."""
     px = smooth.reshape(-1).take(ring).reshape(3, -1) if len(ring) >= 60 else smooth.reshape(-1, 3).T
     mat = _medians(px) + np.float32(2)
-    return _LEVELS / mat[:, None]
+    rel = (px + np.float32(2)) / mat[:, None]
+    plain = float(np.mean(np.all((rel >= PLAIN[0]) & (rel <= PLAIN[1]), axis=0)))
+    return _LEVELS / mat[:, None], mat, plain
 
 
 def _test(b: np.ndarray, g: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -183,19 +189,22 @@ def _not_mat(smooth: np.ndarray, table: np.ndarray, dense: bool = False) -> tupl
     return raw.reshape(h, w), None
 
 
-def _outline(raw: np.ndarray, zone: tuple[slice, slice], s: float = PATCH_PX_PER_MM) -> tuple[np.ndarray | None, int]:
+def _outline(raw: np.ndarray, zone: tuple[slice, slice],
+             s: float = PATCH_PX_PER_MM) -> tuple[np.ndarray | None, int, int]:
     """The not-mat mask (at ``s`` px/mm) with specks opened away, holes inside an outline filled and a
     fingertip cut off, and its area inside ``zone`` (px). Cutting only takes pixels away: when none of the
     filled outline lies in the zone (specks in the margin), its area there is 0 without the cut, and no mask
-    is given (an empty zone needs none)."""
+    is given (an empty zone needs none). Also the filled outline's area in the zone before the cut (fingers
+    over an empty place are cut away, but they are there)."""
     mask = cv2.morphologyEx(raw, cv2.MORPH_OPEN, _SQUARE3)
     if not cv2.countNonZero(mask):
-        return None, 0
+        return None, 0, 0
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(mask)
     cv2.drawContours(filled, contours, -1, 1, -1)
-    if not cv2.countNonZero(filled[zone]):
-        return None, 0
+    whole = cv2.countNonZero(filled[zone])
+    if not whole:
+        return None, 0, 0
     # A fingertip is narrower than FINGER_MM: opening with a disc that wide takes off what of it lies
     # outside the card. Done at FINGER_PX_PER_MM (the disc is large), then used only to cut away what lies
     # clearly outside it, so the card keeps its own sharp edges.
@@ -204,7 +213,7 @@ def _outline(raw: np.ndarray, zone: tuple[slice, slice], s: float = PATCH_PX_PER
     small = cv2.resize(filled.astype(np.float32), (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
     opened = cv2.morphologyEx((small > 0.5).view(np.uint8), cv2.MORPH_OPEN, _FINGER)
     mask = filled & cv2.resize(cv2.dilate(opened, _SQUARE3), (w, h), interpolation=cv2.INTER_NEAREST)
-    return mask, cv2.countNonZero(mask[zone])
+    return mask, cv2.countNonZero(mask[zone]), whole
 
 
 def edge_angle(mask: np.ndarray, lum: np.ndarray) -> float:
@@ -379,6 +388,8 @@ class ZonePatch:
         self.inside, self.ring = inside, ring_pixels(inside)
         self._maps: tuple[bytes, PatchMaps] | None = None
         self.preview = ZonePatch(bounds, PREVIEW_PX_PER_MM) if s > PREVIEW_PX_PER_MM else None
+        self.mat: tuple[tuple[float, ...], float] = ((0.0, 0.0, 0.0), 1.0)
+        self.whole = 0
 
     def sample(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None) -> np.ndarray:
         key = H.tobytes() + (b"" if lens is None else lens.matrix.tobytes() + lens.distortion.tobytes())
@@ -391,9 +402,11 @@ class ZonePatch:
         """What stands out of the mat: (mask, its area inside the zone in px, the smoothed patch, the mat
         table, the brightness relative to the mat if it was needed); no mask when the area is 0."""
         smooth = cv2.GaussianBlur(self.sample(frame, H, lens), (0, 0), BLUR_MM * self.s)
-        table = _mat_table(smooth, self.ring)
+        table, mat, plain = _mat_table(smooth, self.ring)
         raw, lum = _not_mat(smooth, table, dense)
-        return *_outline(raw, self.zone, self.s), smooth, table, lum
+        self.mat = (tuple(float(v) - 2 for v in mat), plain)  # of the last look...
+        mask, area, self.whole = _outline(raw, self.zone, self.s)  # ...and its area before the fingers' cut
+        return mask, area, smooth, table, lum
 
 
 def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: tuple[float, float, float, float],
@@ -404,20 +417,23 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
     zone = ZonePatch(bounds) if zone is None else zone
     card_area = card_mm[0] * card_mm[1]
     if zone.preview is not None and first_look:
-        area = zone.preview.look(frame, H, lens)[1] / (card_area * zone.preview.s ** 2)
+        zone.preview.look(frame, H, lens)
+        area = zone.preview.whole / (card_area * zone.preview.s ** 2)  # fingers count: they are no mat
         if area < PLAINLY_EMPTY:
-            return Found("empty", area=area)
+            return Found("empty", area=area, mat=zone.preview.mat[0], plain=zone.preview.mat[1])
     s = zone.s
     mask, area_px, smooth, table, lum = zone.look(frame, H, lens, dense=not first_look)
     area = area_px / (card_area * s * s)
     if area < EMPTY_AREA:
-        return Found("empty", area=area)
+        if zone.whole / (card_area * s * s) >= FINGERS_AREA:  # fingers over the place, whatever lies under them
+            return Found("blob", area=zone.whole / (card_area * s * s), mat=zone.mat[0], plain=zone.mat[1])
+        return Found("empty", area=area, mat=zone.mat[0], plain=zone.mat[1])
     lum = _test(*_relative(smooth, table))[1] if lum is None else lum
     corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s)
     if fill < MIN_FILL or band > MAX_BAND:
-        return Found("blob", fill=fill, band=band, area=area)
+        return Found("blob", fill=fill, band=band, area=area, mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
-    return Found("card", corners_mm, fill, band, area)
+    return Found("card", corners_mm, fill, band, area, zone.mat[0], zone.mat[1])
 
 
 def cut_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, corners_mm: np.ndarray,

@@ -8,12 +8,14 @@ A cards folder (``calibrate cards --out DIR``) holds one folder per set::
                                                                 "zone": "card-left"}, ...}}
     DIR/alchemists-ingredients/fern.png     the card as enrolled: upright, cut out of the frame
 
-The set file names each card; the image is what is needed to recognise it again (its descriptor is
-computed on loading, so a better descriptor needs no new enrolment). Enrolling a card again replaces it.
+The set file names each card; the image is what is needed to recognise it again (its descriptors are
+computed on loading, so a better descriptor needs no new enrolment). Enrolling a card again replaces it; a
+second photo of a card (``enrol(..., second=True)``) is kept beside the first as ``NAME.2.png``, listed
+under ``"more"``.
 
-Matching: a card is named when its score (``features.block_scores``) reaches ``ACCEPT`` and beats every
-other card of the set by ``MARGIN``; otherwise it is ``unknown``. Both were calibrated on rendered cards
-never enrolled (docs/cards.md): a card that is not in the set is accepted well under 0.5 % of the time.
+Matching: the coarse score (``features.block_scores``, each card's best photo and turn) finds the
+candidates; ``tell`` picks the nearest where look-alikes differ and says whether it is that card. A card is
+named when its coarse score reaches ``ACCEPT`` and ``tell`` accepts it; otherwise it is ``unknown``.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.cards import features
+from vision.cards import features, tell
+from vision.cards.find import CARD_PX_PER_MM
 
 KIND = "alchemy-table card set"
 ACCEPT = 0.86
-MARGIN = 0.10
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
@@ -43,39 +45,59 @@ class CardSetError(ValueError):
 
 @dataclass(frozen=True)
 class Match:
-    """The best card for a query: ``name`` (None when unknown), its score, the best other card's score."""
+    """The card told for a query: ``name`` (None when unknown), its coarse score, the best other card's
+    coarse score, the card the fine comparison found nearest (even when not accepted), its ``fit`` over its
+    own cells and its least ``evidence`` against the other candidates (``tell``)."""
 
     name: str | None
     score: float
     second: float
-    best: str | None = None  # the best-scoring card even when it is not accepted
+    best: str | None = None
+    fit: float = 1.0
+    evidence: float = -1.0
 
     @property
     def confidence(self) -> float:
         if self.name is None:
             return round(float(np.clip(1.0 - max(0.0, self.score - 0.4) / (ACCEPT - 0.4) * 0.5, 0.5, 1.0)), 3)
-        sure = min((self.score - ACCEPT) / (1 - ACCEPT), (self.score - self.second - MARGIN) / (1 - MARGIN))
+        sure = min((self.score - ACCEPT) / (1 - ACCEPT), 1.0 - self.fit,
+                   (self.evidence - tell.EVIDENCE_MIN) / (1 - tell.EVIDENCE_MIN))
         return round(float(np.clip(0.6 + 0.4 * sure, 0.6, 1.0)), 3)
 
 
 class CardSet:
-    """One enrolled set: card name -> upright image, with the descriptors ready for matching."""
+    """One enrolled set: card name -> upright image (and any further photos of it), ready for matching."""
 
     def __init__(self, name: str, card_mm: tuple[float, float], images: Mapping[str, np.ndarray],
-                 folder: Path | None = None, meta: Mapping[str, Mapping[str, Any]] | None = None):
+                 folder: Path | None = None, meta: Mapping[str, Mapping[str, Any]] | None = None,
+                 more: Mapping[str, Iterable[np.ndarray]] | None = None):
         self.name = name
         self.card_mm = (float(card_mm[0]), float(card_mm[1]))
         self.folder = folder
         self.images = dict(images)
+        self.more = {k: list(v) for k, v in (more or {}).items() if k in self.images and list(v)}
         self.meta = {k: dict(v) for k, v in (meta or {}).items()}
         self._index()
+
+    def photos(self, name: str) -> list[np.ndarray]:
+        """Every enrolled photo of ``name``: the first, then any further ones."""
+        return [self.images[name], *self.more.get(name, [])]
 
     def _index(self) -> None:
         self.names = sorted(self.images)
         quarter = max(self.card_mm) / min(self.card_mm) < 1.1
-        refs = [[features.blocks(d) for d in features.turns(features.describe(self.images[n]), quarter)]
-                for n in self.names]
+        # One coarse reference per photo and turn; a card scores its best photo's score.
+        self._owner = np.array([i for i, n in enumerate(self.names) for _ in self.photos(n)], np.int64)
+        refs = [[features.blocks(d) for d in features.turns(features.describe(photo), quarter)]
+                for n in self.names for photo in self.photos(n)]
         self._refs = np.array(refs, np.float32) if refs else np.zeros((0, 2, 1, 1), np.float32)
+        n = len(self.names)
+        coarse = np.zeros((n, n), np.float32)
+        for i, name in enumerate(self.names):
+            coarse[i] = self.scored(self.images[name])[0]
+        self.likeness = np.maximum(coarse, coarse.T)  # coarse score between enrolled cards (either way round)
+        self.teller = tell.Teller(self.names, [self.photos(n) for n in self.names], self.likeness, self.card_mm,
+                                  CARD_PX_PER_MM)
 
     def __contains__(self, name: str) -> bool:
         return name in self.images
@@ -83,37 +105,67 @@ class CardSet:
     def __len__(self) -> int:
         return len(self.names)
 
-    def scores(self, card: np.ndarray) -> np.ndarray:
-        """Each card's best score over the turns: (n,)."""
-        if not self.names:
-            return np.zeros(0)
+    def scored(self, card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each card's coarse score (its best photo under its best turn) and that turn: (n,), (n,)."""
+        n = len(self.names)
+        if not n:
+            return np.zeros(0), np.zeros(0, np.int64)
         q = features.blocks(features.describe(card))
-        n, t = self._refs.shape[:2]
-        return features.block_scores(q, self._refs.reshape(n * t, *self._refs.shape[2:])).reshape(n, t).max(axis=1)
+        m, t = self._refs.shape[:2]
+        per = features.block_scores(q, self._refs.reshape(m * t, *self._refs.shape[2:])).reshape(m, t)
+        best = np.full(n, -np.inf)
+        turn = np.zeros(n, np.int64)
+        for k in range(m):
+            i = self._owner[k]
+            j = int(np.argmax(per[k]))
+            if per[k, j] > best[i]:
+                best[i], turn[i] = per[k, j], j
+        return best, turn
+
+    def scores(self, card: np.ndarray) -> np.ndarray:
+        """Each card's best coarse score over its photos and the turns: (n,)."""
+        return self.scored(card)[0]
 
     def match(self, card: np.ndarray, allowed: Iterable[str] | None = None) -> Match:
         """The card of this set that ``card`` (upright BGR image) shows, among ``allowed`` names if given."""
-        scores = self.scores(card)
+        scores, turns = self.scored(card)
         if allowed is not None:
             allow = set(allowed)
             scores = np.where([n in allow for n in self.names], scores, -1.0)
         if scores.size == 0 or scores.max() < -0.5:
             return Match(None, 0.0, 0.0)
-        order = np.argsort(scores)[::-1]
-        best = float(scores[order[0]])
-        second = float(scores[order[1]]) if len(order) > 1 and scores[order[1]] > -0.5 else 0.0
-        name = self.names[order[0]]
-        accepted = best >= ACCEPT and best - second >= MARGIN
-        return Match(name if accepted else None, best, second, name)
+        nearest, fit, evidence = self.teller.judge(card, scores, turns)
+        first = int(np.argmax(scores)) if nearest is None else nearest
+        best = float(scores[first])
+        others = scores[np.arange(len(scores)) != first]
+        second = float(others.max()) if others.size and others.max() > -0.5 else 0.0
+        accepted = nearest is not None and best >= ACCEPT and tell.told(fit, evidence)
+        return Match(self.names[first] if accepted else None, best, second, self.names[first], fit, evidence)
+
+    def pairs(self) -> list[tuple[str, str, float]]:
+        """Enrolled look-alikes: (card, card, likeness) for every pair whose coarse scores are alike, most
+        alike first."""
+        out = [(self.names[i], self.names[j], float(self.likeness[i, j])) for i in range(len(self.names))
+               for j in range(i + 1, len(self.names)) if self.likeness[i, j] >= tell.LOOK_ALIKE]
+        return sorted(out, key=lambda p: -p[2])
 
     # -- on disk ------------------------------------------------------------------------------------------
 
-    def enrol(self, name: str, image: np.ndarray, **meta: Any) -> None:
-        """Add ``name`` (or replace it) with its upright image; written at once when the set has a folder."""
+    def enrol(self, name: str, image: np.ndarray, second: bool = False, **meta: Any) -> None:
+        """Add ``name`` (or replace it, dropping any second photo) with its upright image; with ``second``,
+        keep ``image`` as the second photo of ``name``, already enrolled (replacing an earlier second photo).
+        Written at once when the set has a folder."""
         if not _NAME.match(name):
             raise CardSetError(f"{name!r}: a card name uses letters, digits, '-', '_' and '.' only")
-        self.images[name] = image
-        self.meta[name] = {k: v for k, v in meta.items() if v is not None}
+        if second:
+            if name not in self.images:
+                raise CardSetError(f"{name!r}: a second photo is of a card already enrolled (enrol {name} first)")
+            self.more[name] = [image]
+            self.meta.setdefault(name, {})["second"] = {k: v for k, v in meta.items() if v is not None}
+        else:
+            self.images[name] = image
+            self.more.pop(name, None)
+            self.meta[name] = {k: v for k, v in meta.items() if v is not None}
         self._index()
         if self.folder is not None:
             self.save(self.folder)
@@ -127,6 +179,11 @@ class CardSet:
             if not cv2.imwrite(str(path), self.images[name]):
                 raise OSError(f"{path}: cannot write the card image")
             cards[name] = {"image": path.name, **self.meta.get(name, {})}
+            for k, photo in enumerate(self.more.get(name, []), 2):
+                extra = folder / f"{name}.{k}.png"
+                if not cv2.imwrite(str(extra), photo):
+                    raise OSError(f"{extra}: cannot write the card image")
+                cards[name].setdefault("more", []).append(extra.name)
         data = {"kind": KIND, "set": self.name, "card_mm": list(self.card_mm), "cards": cards}
         tmp = folder / "set.json.tmp"
         tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
@@ -155,17 +212,24 @@ def load_set(folder: str | Path) -> CardSet:
     cards = data.get("cards")
     if not isinstance(cards, dict):
         raise CardSetError(f"{path}: cards: expected an object of card name -> {{image}}")
-    images, meta = {}, {}
+    images, meta, more = {}, {}, {}
     for card, entry in cards.items():
-        if not _NAME.match(card) or not isinstance(entry, dict) or not isinstance(entry.get("image"), str):
+        if not _NAME.match(card) or not isinstance(entry, dict) or not isinstance(entry.get("image"), str) \
+                or not _NAME.match(entry["image"]):  # a plain name: the image is inside the set's folder
             raise CardSetError(f"{path}: cards.{card}: expected {{\"image\": \"FILE.png\"}}")
-        image_path = folder / entry["image"]
-        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise CardSetError(f"{path}: cards.{card}: {image_path.name} is missing or not an image")
-        images[card] = image
-        meta[card] = {k: v for k, v in entry.items() if k != "image"}
-    return CardSet(name, (float(size[0]), float(size[1])), images, folder, meta)
+        extra = entry.get("more", [])
+        if not (isinstance(extra, list) and all(isinstance(e, str) for e in extra)):
+            raise CardSetError(f"{path}: cards.{card}.more: expected a list of image files")
+        images[card], *more[card] = (_image(path, card, folder / f) for f in [entry["image"], *extra])
+        meta[card] = {k: v for k, v in entry.items() if k not in ("image", "more")}
+    return CardSet(name, (float(size[0]), float(size[1])), images, folder, meta, more)
+
+
+def _image(path: Path, card: str, image_path: Path) -> np.ndarray:
+    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise CardSetError(f"{path}: cards.{card}: {image_path.name} is missing or not an image")
+    return image
 
 
 class CardLibrary:
@@ -188,7 +252,10 @@ class CardLibrary:
 
 
 def open_set(folder: str | Path, name: str, card_mm: tuple[float, float]) -> CardSet:
-    """The set ``name`` in the cards folder ``folder``, created empty if it is not there yet."""
+    """The set ``name`` in the cards folder ``folder``, created empty if it is not there yet. The name is a
+    plain name (``_NAME``: no ``/``, no ``..``), so the set's folder is always inside ``folder``."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise CardSetError(f"set: expected a set name (letters, digits, _ . -), not a path: {name!r}")
     path = Path(folder) / name
     if (path / "set.json").exists():
         found = load_set(path)

@@ -20,6 +20,8 @@ from vision.cards.store import CardLibrary, CardSet
 from vision.reading import ZoneReading
 
 Sets = CardLibrary | Mapping[str, CardSet] | None
+RING_PLAIN = 0.1  # a place whose ring is less plain than this has something over its surroundings...
+RING_CHROMA = 0.1  # ...as has one whose ring's chromaticity lies this far from the other places' rings
 
 
 def _confidence(x: float) -> float:
@@ -39,7 +41,8 @@ class CardZones:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
         self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
-        self.times: list[float] = []  # seconds spent on each card zone of the last read
+        self.times: list[float] = []  # seconds spent on each card zone of the last read...
+        self.cpu_times: list[float] = []  # ...and the processor's seconds (a shared machine's other work left out)
         self._held: set[str] = set()  # zones where the last read found something: no first look there
 
     def __bool__(self) -> bool:
@@ -53,13 +56,16 @@ class CardZones:
         card's clean rectangle (``unknown``), and a hand over part of a card leaves a match too weak to
         be accepted unless what shows is plainly that card."""
         out: dict[str, ZoneReading] = {}
-        self.times = []
+        self.times, self.cpu_times = [], []
+        rings: dict[str, tuple[np.ndarray, float]] = {}
         for z in self.zones:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             card_set = self.sets[z.card_set]
             card_mm = card_set.card_mm if card_set is not None else self.card_mm
             found = find_card(frame, H, lens, z.bounds, card_mm, self.patches[z.id], z.id not in self._held)
             self._held.add(z.id)
+            if found.mat is not None:
+                rings[z.id] = (np.asarray(found.mat) + 2.0, found.plain)
             if found.kind == "empty":
                 self._held.discard(z.id)
                 out[z.id] = ZoneReading("empty", _confidence(1 - found.area / 0.4))
@@ -71,4 +77,26 @@ class CardZones:
                 name = match.name if match.name in self.allowed[z.id] else None
                 out[z.id] = ZoneReading(name or "unknown", match.confidence if name or not match.name else 0.9)
             self.times.append(time.perf_counter() - start)
+            self.cpu_times.append(time.process_time() - cpu)
+        start = time.perf_counter()
+        for zid in covered(rings):
+            if out[zid].label == "empty":
+                out[zid] = ZoneReading("unknown", 0.6)
+        if self.times:
+            self.times[-1] += time.perf_counter() - start
         return out
+
+
+def covered(rings: Mapping[str, tuple[np.ndarray, float]]) -> list[str]:
+    """The zones whose surroundings are not the mat: ``rings`` gives each zone's ring colour (BGR + 2) and
+    how much of the ring is plainly that colour. A hand or an arm over a place covers its ring too: the ring
+    is then of two colours (less than ``RING_PLAIN`` of it plain) or, all covered, not of the mat's colour
+    seen round the other places (its chromaticity more than ``RING_CHROMA`` from their median)."""
+    out = [zid for zid, (_, plain) in rings.items() if plain < RING_PLAIN]
+    if len(rings) >= 2:
+        chroma = {zid: mat / mat.sum() for zid, (mat, _) in rings.items()}
+        for zid, c in chroma.items():
+            others = [v for k, v in chroma.items() if k != zid]
+            if float(np.abs(c - np.median(others, axis=0)).max()) > RING_CHROMA and zid not in out:
+                out.append(zid)
+    return out

@@ -29,8 +29,11 @@ from calibration.layout import LABEL_KINDS, Layout, Zone
 from vision.colour import rgb_to_lab
 from vision.pieces import PieceShape, piece_shapes
 from vision.render import piles
+from vision.render.artwork import Artwork, paint_artwork
 from vision.render.camera import FRAME_SIZE, Pose, make_camera, warp_to_frame
 from vision.render.cards import draw_card, draw_finger, finger_polygon, foreign_card, place_card
+from vision.render.components import PieceSet
+from vision.render.deck import CardStyle
 from vision.render.scene import (
     Canvas,
     Hand,
@@ -46,6 +49,7 @@ from vision.render.scene import (
     rgb_to_bgr01,
 )
 from vision.render.state import StateError, calibration_state, empty_state, load_state, parse_state, random_state
+from vision.render.variation import defocus_kernel, motion_kernel
 
 __all__ = ["FRAME_SIZE", "LIGHTINGS", "Conditions", "Hand", "Lighting", "Pose", "StateError", "calibration_state",
            "empty_state", "lighting_preset", "load_state", "parse_state", "random_conditions", "random_hand",
@@ -100,6 +104,15 @@ class Conditions:
     fingers: tuple[str, ...] = ()  # card zones with a fingertip over a corner of their card
     placement_seed: int = 0
     piles: piles.PileStyle | None = None  # reserve piles as players leave them (vision/render/piles.py)
+    # A table's own variation (``vision.render.table``); the defaults leave frames as they always were.
+    artwork: Artwork | None = None  # the board's face; None: plain, in the layout's colour
+    pieces: PieceSet | None = None  # the table's piece sizes and colours; None: the layout's
+    set_down: float = 0.0  # > 0: pieces set down by hand, up to this fraction of half a slot off-centre, any angle
+    stacked: tuple[tuple[str, str], ...] = ()  # (slot, label): a seal of that label under the slot's piece
+    motion_blur_px: float = 0.0  # camera shake: a straight blur this many pixels long ...
+    motion_blur_deg: float = 0.0  # ... in this direction
+    defocus_px: float = 0.0  # out of focus: a disc blur of this radius
+    cards: CardStyle | None = None  # cards of a deck of look-alike families (vision/render/deck.py); None: plain
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -151,7 +164,10 @@ def _zone_rng(seed: int, zone_id: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(zone_id.encode())])
 
 
-def _slot_piece(zone: Zone, label: str, shape: PieceShape, bgr, c: Conditions) -> Placed:
+def _slot_piece(zone: Zone, label: str, shape: PieceShape, bgr, c: Conditions,
+                placed: list[Placed] | None = None) -> Placed:
+    if c.set_down > 0:
+        return _set_down(zone, label, shape, bgr, c, placed or [])
     rng = _zone_rng(c.placement_seed, zone.id + "/" + label)
     reach = max(shape.size) / 2 if shape.kind in ("cube", "gem") else None
     slack = [max(0.5, (zone.size[i] - (2 * reach if reach else shape.size[i])) / 2) for i in (0, 1)]
@@ -159,6 +175,40 @@ def _slot_piece(zone: Zone, label: str, shape: PieceShape, bgr, c: Conditions) -
     angle = float(rng.uniform(-8, 8)) if shape.kind in ("tile", "card") else float(rng.uniform(0, 90))
     spec = float(rng.uniform(0.5, 1.0)) if rng.random() < c.specular else 0.0
     return Placed(label, shape, (zone.center[0] + dx, zone.center[1] + dy), angle, bgr, spec)
+
+
+def _reach(shape: PieceShape) -> float:
+    """Half the width a piece takes on the board, between its inner and outer radius."""
+    w, d = shape.size
+    return 0.25 * (min(w, d) + (math.hypot(w, d) if shape.kind in ("cube", "tile", "card") else max(w, d)))
+
+
+def _set_down(zone: Zone, label: str, shape: PieceShape, bgr, c: Conditions, placed: list[Placed]) -> Placed:
+    """A piece as a hand sets it down: anywhere up to ``c.set_down`` of half the slot off its centre,
+    turned any angle, a little larger or smaller and lighter or darker than its fellows; moved nearer the
+    centre when it would stand on a piece already set down."""
+    rng = _zone_rng(c.placement_seed, zone.id + "/" + label)
+    k = float(rng.uniform(0.97, 1.03))
+    shape = replace(shape, size=(shape.size[0] * k, shape.size[1] * k), height=shape.height * k)
+    bgr = tuple(float(np.clip(v * rng.uniform(0.96, 1.04), 0, 1)) for v in bgr)
+    angle = float(rng.uniform(0, 360))
+    spec = float(rng.uniform(0.5, 1.0)) if rng.random() < c.specular else 0.0
+    off = rng.uniform(-1, 1, 2) * c.set_down * np.array(zone.size) / 2
+    for shrink in (1.0, 0.75, 0.5, 0.25, 0.0):
+        centre = np.array(zone.center) + off * shrink
+        if all(np.linalg.norm(centre - np.array(p.center)) >= _reach(shape) + _reach(p.shape) for p in placed):
+            break
+    return Placed(label, shape, (float(centre[0]), float(centre[1])), angle, bgr, spec)
+
+
+def _stack(top: Placed, below: str, shapes: dict[str, PieceShape], colours, c: Conditions) -> tuple[Placed, Placed]:
+    """A seal of label ``below`` under ``top`` (two seals on one fame-track space), peeking out 1-4 mm:
+    (the lower seal, the upper one standing on it)."""
+    rng = _zone_rng(c.placement_seed, "stack/" + str(top.center))
+    shift = rng.uniform(1, 4) * np.array([math.cos(a := rng.uniform(0, 2 * math.pi)), math.sin(a)])
+    lower = Placed(below, shapes[below], (top.center[0] + shift[0], top.center[1] + shift[1]),
+                   float(rng.uniform(0, 360)), colours[below], 0.0)
+    return lower, replace(top, base_mm=shapes[below].height)
 
 
 def _pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], colours, c: Conditions) -> list[Placed]:
@@ -239,21 +289,30 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     frame_px_per_mm = math.sqrt(abs(ax * by - ay * bx))
     canvas = Canvas(tuple(lo), tuple(hi - lo), float(np.clip(1.4 * frame_px_per_mm, 0.8, 8)))
 
-    draw_board(canvas, layout, c.table_rgb, np.random.default_rng(c.placement_seed))
-    shapes = piece_shapes(layout)
-    colours = {label: rgb_to_bgr01(layout.colour(label)) for label in layout.palette}
+    paint = (lambda cv: paint_artwork(cv, layout, c.artwork)) if c.artwork is not None else None
+    draw_board(canvas, layout, c.table_rgb, np.random.default_rng(c.placement_seed), paint)
+    shapes = c.pieces.shapes(layout) if c.pieces else piece_shapes(layout)
+    colours = {label: rgb_to_bgr01(c.pieces.colours[label] if c.pieces else layout.colour(label))
+               for label in layout.palette}
     pieces: list[Placed] = []
     stacked: dict[str, bool] = {}
+    stacked = dict(c.stacked)
+    anchors: dict[int, tuple[float, float]] = {}  # a seal under another is drawn in its place in the order
     for z in layout.zones:
         if z.kind == "card" and z.id in c.foreign:
-            pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm))
+            pieces.append(foreign_card(z, layout, c.placement_seed, c.jitter_mm, c.cards))
         elif z.kind == "card" and state["zones"][z.id] != "empty":
-            pieces.append(place_card(z, state["zones"][z.id], layout, c.placement_seed, c.jitter_mm))
+            pieces.append(place_card(z, state["zones"][z.id], layout, c.placement_seed, c.jitter_mm, c.cards))
         elif z.id in c.foreign:
             pieces.append(_foreign_piece(z, layout, c))
         elif z.kind == "slot" and state["zones"][z.id] != "empty":
             label = state["zones"][z.id]
-            pieces.append(_slot_piece(z, label, shapes[label], colours[label], c))
+            piece = _slot_piece(z, label, shapes[label], colours[label], c, pieces)
+            if z.id in stacked:
+                lower, piece = _stack(piece, stacked[z.id], shapes, colours, c)
+                anchors[id(lower)] = piece.center
+                pieces.append(lower)
+            pieces.append(piece)
         elif z.kind == "count":
             pile = _pile(z, state["counts"][z.id], shapes, colours, c)
             stacked[z.id] = any(isinstance(p, piles.Raised) for p in pile)
@@ -266,6 +325,9 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
                                            -float(np.linalg.norm(np.asarray(p.center) - nadir)))):
         draw = draw_card if p.shape.kind == "card" else piles.draw if isinstance(p, piles.Raised) else draw_piece
         draw(canvas, camera, p, c.lighting)
+    for p in sorted(pieces, key=lambda p: (-float(np.linalg.norm(np.asarray(anchors.get(id(p), p.center)) - nadir)),
+                                           p.base_mm)):
+        (draw_card if p.shape.kind == "card" else draw_piece)(canvas, camera, p, c.lighting)
     _draw_fingers(canvas, layout, pieces, c)
     if c.hand:
         draw_hand_shadow(canvas, skin + sleeve, c.hand, c.lighting)
@@ -300,6 +362,11 @@ def _sensor(frame: np.ndarray, c: Conditions, rng: np.random.Generator) -> np.nd
         frame = frame * (1 - c.vignette * r2).astype(np.float32)[..., None]
     if c.blur > 0.05:
         frame = cv2.GaussianBlur(frame, (0, 0), c.blur)
+    if c.defocus_px > 0:
+        frame = cv2.filter2D(frame, -1, defocus_kernel(c.defocus_px), borderType=cv2.BORDER_REPLICATE)
+    if c.motion_blur_px > 0:
+        frame = cv2.filter2D(frame, -1, motion_kernel(c.motion_blur_px, c.motion_blur_deg),
+                             borderType=cv2.BORDER_REPLICATE)
     out = frame * 255.0
     if c.noise > 0:
         out += rng.normal(0, c.noise, out.shape).astype(np.float32)
@@ -339,4 +406,20 @@ def _truth(layout: Layout, state, c: Conditions, camera, hand_polys) -> dict[str
     return {"layout": layout.name, "zones": zones, "counts": counts, "partly_hidden": partly,
             "markers_visible": visible, "homography": camera.homography.tolist(),
             "conditions": {"lighting": c.lighting.name, "hand": c.hand is not None, "foreign": list(c.foreign),
-                           "pose": asdict(c.pose), **({"hand_mm": asdict(c.hand)} if c.hand else {})}}
+                           "pose": asdict(c.pose), **({"hand_mm": asdict(c.hand)} if c.hand else {}),
+                           **_table_truth(c)}}
+
+
+def _table_truth(c: Conditions) -> dict[str, Any]:
+    """The conditions only a table's frames vary (none for the frames of the old sets, unchanged)."""
+    out: dict[str, Any] = {}
+    if c.artwork is not None:
+        out["board"] = c.artwork.kind
+    if c.motion_blur_px or c.defocus_px:
+        out["blur"] = {"motion_px": round(c.motion_blur_px, 2), "motion_deg": round(c.motion_blur_deg, 1),
+                       "defocus_px": round(c.defocus_px, 2)}
+    if c.stacked:
+        out["stacked"] = dict(c.stacked)
+    if c.set_down:
+        out["set_down"] = c.set_down
+    return out

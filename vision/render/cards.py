@@ -5,6 +5,11 @@ pattern, a handful of coloured glyphs and a banner with the name. Two names give
 the same style, which is what a set of real cards looks like to the recogniser (a common frame, different
 art). A card never enrolled is simply a name outside the set.
 
+With a ``CardStyle`` (``Conditions.cards``) the faces are those of one deck (``CardStyle.deck``) drawn as
+real decks are: in families (``family_of``) that share a frame, palette, title band, background and
+rules box and differ only in their art, title and numbers (``deck_face``); a deck may be sleeved (a glare
+streak off the sleeve), a card may be bowed (shaded across), blurred as it is set down, laid any way up.
+
 >>> face = card_face("fern", (63, 88), 2.0)
 >>> face.shape, face.dtype
 ((176, 126, 3), dtype('float32'))
@@ -17,6 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import zlib
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -25,55 +31,11 @@ from calibration.layout import Layout, Zone
 from vision.cards import CARD_MM, card_size
 from vision.pieces import PieceShape
 from vision.render.camera import Camera
+from vision.render.deck import GLYPHS, CardLook, CardStyle, card_look, deck_face, dress, glyph, hsv, motion_blur
 from vision.render.scene import SHIFT, Canvas, Placed
 
 CARD_HEIGHT = 0.5
 FOREIGN_PREFIX = "~stranger-"  # a card that belongs to no set: what a foreign object in a card zone is
-GLYPHS = ("disc", "ring", "triangle", "diamond", "star", "cross", "bar", "moon")
-
-
-def _hsv(h: float, s: float, v: float) -> np.ndarray:
-    """A BGR colour (0..255) from hue in degrees, saturation and value."""
-    px = np.uint8([[[round(h / 2) % 180, round(s * 255), round(v * 255)]]])
-    return cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
-
-
-def _glyph(img: np.ndarray, kind: str, centre, r: float, angle: float, colour, s: float) -> None:
-    """One glyph of radius ``r`` px at ``centre`` px; ``s`` px per mm sets the stroke."""
-    cx, cy = centre
-    scale = 1 << SHIFT
-
-    def poly(points):
-        pts = np.array([(cx + x * math.cos(angle) - y * math.sin(angle), cy + x * math.sin(angle) + y * math.cos(angle))
-                        for x, y in points])
-        cv2.fillPoly(img, [np.round(pts * scale).astype(np.int32)], colour.tolist(), cv2.LINE_AA, SHIFT)
-
-    if kind == "disc":
-        cv2.circle(img, (round(cx * scale), round(cy * scale)), round(r * scale), colour.tolist(), -1, cv2.LINE_AA,
-                   SHIFT)
-    elif kind == "ring":
-        cv2.circle(img, (round(cx * scale), round(cy * scale)), round(r * 0.8 * scale), colour.tolist(),
-                   max(1, round(r * 0.35)), cv2.LINE_AA, SHIFT)
-    elif kind == "triangle":
-        poly([(r * math.cos(a), r * math.sin(a)) for a in (-math.pi / 2, math.pi / 6, 5 * math.pi / 6)])
-    elif kind == "diamond":
-        poly([(0, -r), (0.6 * r, 0), (0, r), (-0.6 * r, 0)])
-    elif kind == "star":
-        poly([((r if i % 2 == 0 else 0.42 * r) * math.cos(i * math.pi / 5 - math.pi / 2),
-               (r if i % 2 == 0 else 0.42 * r) * math.sin(i * math.pi / 5 - math.pi / 2)) for i in range(10)])
-    elif kind == "cross":
-        t = 0.3 * r
-        poly([(-r, -t), (r, -t), (r, t), (-r, t)])
-        poly([(-t, -r), (t, -r), (t, r), (-t, r)])
-    elif kind == "bar":
-        poly([(-r, -0.28 * r), (r, -0.28 * r), (r, 0.28 * r), (-r, 0.28 * r)])
-    else:  # moon: a disc with a bite taken out in the panel's colour is drawn by the caller's background
-        cv2.circle(img, (round(cx * scale), round(cy * scale)), round(r * scale), colour.tolist(), -1, cv2.LINE_AA,
-                   SHIFT)
-        off = (cx + 0.45 * r * math.cos(angle), cy + 0.45 * r * math.sin(angle))
-        cv2.circle(img, (round(off[0] * scale), round(off[1] * scale)), round(0.8 * r * scale),
-                   img[min(img.shape[0] - 1, max(0, round(off[1]))), min(img.shape[1] - 1, max(0, round(off[0])))]
-                   .tolist(), -1, cv2.LINE_AA, SHIFT)
 
 
 @functools.lru_cache(maxsize=256)
@@ -86,8 +48,8 @@ def _face(name: str, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarr
     img[:] = border
     b = round(3.5 * s)
     hue = rng.uniform(0, 360)
-    panel = _hsv(hue, rng.uniform(0.25, 0.7), rng.uniform(0.45, 0.85))
-    second = _hsv(hue + rng.uniform(60, 300), rng.uniform(0.3, 0.8), rng.uniform(0.35, 0.9))
+    panel = hsv(hue, rng.uniform(0.25, 0.7), rng.uniform(0.45, 0.85))
+    second = hsv(hue + rng.uniform(60, 300), rng.uniform(0.3, 0.8), rng.uniform(0.35, 0.9))
     inner = img[b:h - b, b:w - b]
     inner[:] = panel
     ih, iw = inner.shape[:2]
@@ -113,10 +75,10 @@ def _face(name: str, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarr
     for _ in range(int(rng.integers(3, 6))):
         r = rng.uniform(5, 12) * s
         centre = (rng.uniform(r * 0.6, iw - r * 0.6), rng.uniform(r * 0.6, ih - banner - r * 0.6))
-        colour = _hsv(rng.uniform(0, 360), rng.uniform(0.5, 1.0), rng.choice([0.15, 0.55, 0.95]))
-        _glyph(inner, GLYPHS[int(rng.integers(len(GLYPHS)))], centre, r, rng.uniform(0, 2 * math.pi), colour, s)
+        colour = hsv(rng.uniform(0, 360), rng.uniform(0.5, 1.0), rng.choice([0.15, 0.55, 0.95]))
+        glyph(inner, GLYPHS[int(rng.integers(len(GLYPHS)))], centre, r, rng.uniform(0, 2 * math.pi), colour)
     # The banner: a dark band with the card's name.
-    inner[ih - banner:] = _hsv(hue + 180, 0.35, 0.22)
+    inner[ih - banner:] = hsv(hue + 180, 0.35, 0.22)
     text = name.replace(FOREIGN_PREFIX, "").replace("-", " ")[:18]
     scale = 1.0
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
@@ -127,29 +89,47 @@ def _face(name: str, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarr
     return img.astype(np.float32) / 255.0
 
 
-def card_face(name: str, size_mm: tuple[float, float] = CARD_MM, px_per_mm: float = 4.0) -> np.ndarray:
-    """The generated face of the card ``name``: a BGR float32 image (0..1), portrait, ``px_per_mm``."""
-    return _face(name, (float(size_mm[0]), float(size_mm[1])), round(float(px_per_mm), 2)).copy()
+def card_face(name: str, size_mm: tuple[float, float] = CARD_MM, px_per_mm: float = 4.0,
+              deck: int | None = None) -> np.ndarray:
+    """The generated face of the card ``name``: a BGR float32 image (0..1), portrait, ``px_per_mm``; of
+    the deck ``deck`` (a family face, ``deck_face``) when given."""
+    size = (float(size_mm[0]), float(size_mm[1]))
+    if deck is not None:
+        return deck_face(name, deck, size, round(float(px_per_mm), 2)).copy()
+    return _face(name, size, round(float(px_per_mm), 2)).copy()
 
 
 def _zone_rng(seed: int, key: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(key.encode())])
 
 
-def place_card(zone: Zone, name: str, layout: Layout, seed: int, jitter_mm: float = 2.5) -> Placed:
+@dataclass(frozen=True)
+class PlacedCard(Placed):
+    """A card laid on the mat: of a deck's ``style`` (None: the plain faces) and lying as ``look`` says."""
+
+    style: CardStyle | None = None
+    look: CardLook = field(default_factory=CardLook)
+
+
+def place_card(zone: Zone, name: str, layout: Layout, seed: int, jitter_mm: float = 2.5,
+               style: CardStyle | None = None) -> PlacedCard:
     """A card laid in ``zone``: any quarter turn, a little askew, a little off-centre (the same for the same
-    seed, zone and card)."""
+    seed, zone and card); drawn from the deck of ``style`` when given, sleeved, bowed or blurred as it
+    says."""
     rng = _zone_rng(seed, zone.id + "/card/" + name)
     w, h = card_size(layout)
     angle = 90.0 * int(rng.integers(4)) + float(rng.uniform(-12, 12))
     dx, dy = (float(v) for v in rng.uniform(-1, 1, 2) * jitter_mm)
-    return Placed(name, PieceShape("card", (w, h), CARD_HEIGHT), (zone.center[0] + dx, zone.center[1] + dy),
-                  angle, (1.0, 1.0, 1.0), 0.0)
+    look = card_look(style, name, seed) if style is not None else CardLook()
+    return PlacedCard(name, PieceShape("card", (w, h), CARD_HEIGHT), (zone.center[0] + dx, zone.center[1] + dy),
+                      angle, (1.0, 1.0, 1.0), 0.0, style, look)
 
 
-def foreign_card(zone: Zone, layout: Layout, seed: int, jitter_mm: float = 2.5) -> Placed:
-    """A card of no set (a card from another game, a card never enrolled) in ``zone``."""
-    return place_card(zone, f"{FOREIGN_PREFIX}{seed % 100000}-{zone.id}", layout, seed, jitter_mm)
+def foreign_card(zone: Zone, layout: Layout, seed: int, jitter_mm: float = 2.5,
+                 style: CardStyle | None = None) -> PlacedCard:
+    """A card of no set (a card from another game, a card never enrolled) in ``zone``: of the deck's look
+    with ``style`` (one of its families)."""
+    return place_card(zone, f"{FOREIGN_PREFIX}{seed % 100000}-{zone.id}", layout, seed, jitter_mm, style)
 
 
 def _corners(p: Placed) -> np.ndarray:
@@ -169,13 +149,24 @@ def draw_card(canvas: Canvas, camera: Camera, p: Placed, lighting=None) -> None:
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(canvas.w, x1), min(canvas.h, y1)
     if x1 <= x0 or y1 <= y0:
         return
-    face = card_face(p.label, p.shape.size, max(2.0, canvas.s))
+    style, look = getattr(p, "style", None), getattr(p, "look", CardLook())
+    face = card_face(p.label, p.shape.size, max(2.0, canvas.s), None if style is None else style.deck)
+    if style is not None:
+        face = dress(face, look, max(2.0, canvas.s))
     fh, fw = face.shape[:2]
     src = np.float32([[0, 0], [fw, 0], [fw, fh], [0, fh]]) - 0.5
     M = cv2.getPerspectiveTransform(src, (dst - (x0, y0)).astype(np.float32))
     size = (x1 - x0, y1 - y0)
     warped = cv2.warpPerspective(face, M, size, flags=cv2.INTER_AREA if canvas.s < 2 else cv2.INTER_LINEAR)
     alpha = cv2.warpPerspective(np.ones((fh, fw), np.float32), M, size, flags=cv2.INTER_LINEAR)[..., None]
+    if look.blur_mm:
+        warped = motion_blur(warped * alpha, look.blur_mm * canvas.s, look.blur_deg)
+        alpha = motion_blur(alpha[..., 0], look.blur_mm * canvas.s, look.blur_deg)[..., None]
+        warped = np.minimum(warped / np.maximum(alpha, 1e-3), 1.0)
+    if look.sleeved:  # the sleeve's clear rim, a millimetre round the card, a little lighter than the mat
+        rim = cv2.dilate(alpha[..., 0], np.ones((3, 3), np.uint8), iterations=max(1, round(canvas.s))) - alpha[..., 0]
+        roi = canvas.image[y0:y1, x0:x1]
+        roi[:] = roi * (1 - 0.25 * rim[..., None]) + 0.25 * rim[..., None] * 0.85
     roi = canvas.image[y0:y1, x0:x1]
     roi[:] = roi * (1 - alpha) + warped * alpha
     cv2.polylines(canvas.image, [canvas.px(top)], True, (0.35, 0.35, 0.35), max(1, round(0.4 * canvas.s)),

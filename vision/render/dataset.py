@@ -7,40 +7,42 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from calibration.layout import Layout
+from vision.image import save_image
 from vision.render import LIGHTINGS, calibration_state, lighting_preset, random_conditions, random_state, render_frame
+from vision.render.deck import CardStyle
 
 
 def write_frame(path: Path, frame: np.ndarray, truth: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(path), frame):
-        raise OSError(f"{path}: cannot write the image (use .png or .jpg)")
+    save_image(path, frame)
     path.with_suffix(".json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
 
 
 def write_set(out: Path, layouts: list[Layout], frames: int, seed: int = 0, hands: float = 1 / 6,
-              foreign: float = 0.1) -> Iterable[Path]:
+              foreign: float = 0.1, deck: int | None = None) -> Iterable[Path]:
     """``frames`` frames cycling through ``layouts`` and the four lightings (so every pair appears), each
-    with a random state, pose and sensor; a hand over about ``hands`` of them. Yields each path written."""
+    with a random state, pose and sensor; a hand over about ``hands`` of them; cards drawn from ``deck``
+    when given (``vision.render.deck``). Yields each path written."""
     rng = np.random.default_rng(seed)
     for i in range(frames):
         layout = layouts[i % len(layouts)]
         lighting = LIGHTINGS[(i // len(layouts)) % len(LIGHTINGS)]
-        frame, truth = set_frame(layout, lighting, rng, hands, foreign)
+        frame, truth = set_frame(layout, lighting, rng, hands, foreign, deck)
         path = out / f"{i:04d}-{layout.name}-{lighting}.png"
         write_frame(path, frame, truth)
         yield path
 
 
 def set_frame(layout: Layout, lighting: str, rng: np.random.Generator, hands: float = 1 / 6,
-              foreign: float = 0.1) -> tuple[np.ndarray, dict]:
+              foreign: float = 0.1, deck: int | None = None) -> tuple[np.ndarray, dict]:
     """One frame of an evaluation set and its truth, drawn from ``rng`` as ``write_set`` draws it: with the
     generator's state at a frame of a set, that frame is rendered again (a test can replay it)."""
     conditions = random_conditions(layout, rng, lighting=lighting, hand=bool(rng.random() < hands),
                                    foreign=bool(rng.random() < foreign))
+    if deck is not None:
+        conditions = replace(conditions, cards=CardStyle(deck))
     return render_frame(layout, random_state(layout, rng), conditions, rng)
 
 

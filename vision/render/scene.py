@@ -9,7 +9,8 @@ tall pieces far from the camera lean outwards and show their sides, as in a real
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -18,6 +19,7 @@ from calibration.layout import Layout
 from calibration.plan import marker_image
 from vision.pieces import PieceShape
 from vision.render.camera import Camera
+from vision.render.lamps import Source, irradiance
 
 SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
 PAPER_WHITE = (0.95, 0.95, 0.94)  # BGR of the marker stickers' white
@@ -32,6 +34,9 @@ class Placed:
     angle_deg: float
     bgr: tuple[float, float, float]
     specular: float  # 0: matte; up to 1: a bright highlight on the top face
+    # What it stands on (a seal stacked on another: that seal's height); by keyword only, so that a subclass's
+    # own fields (vision/render/cards.py) follow ``specular`` when given in order.
+    base_mm: float = field(default=0.0, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,9 @@ class Lighting:
     shadow: float = 0.45  # how much light a shadow takes away
     glare: float = 0.0
     glare_at: tuple[float, float] = (0.5, 0.5)  # fraction of the board size
+    # Mixed light (``vision.render.lamps``): sources of their own colour and place add to an ambient
+    # ``gains`` x ``intensity``; ``gradient`` and ``glare`` are then unused. Empty: one light as above.
+    sources: tuple[Source, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -103,11 +111,23 @@ def smooth_noise(shape: tuple[int, int], cells: int, rng: np.random.Generator) -
     return cv2.resize(small.astype(np.float32), (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
 
 
-def draw_board(canvas: Canvas, layout: Layout, table_rgb, rng: np.random.Generator) -> None:
+def draw_board(canvas: Canvas, layout: Layout, table_rgb, rng: np.random.Generator,
+               paint: Callable[[Canvas], None] | None = None) -> None:
+    """The table, the board on it and its markers. ``paint`` draws the board's face (its artwork,
+    ``vision.render.artwork``); without it the board is plain, in the layout's colour."""
     img = canvas.image
     img[:] = rgb_to_bgr01(table_rgb)
     grain = 1 + 0.06 * smooth_noise((img.shape[0], img.shape[1]), 40, rng)
     img *= grain[..., None]
+    if paint is not None:
+        paint(canvas)
+    else:
+        _plain_board(canvas, layout, rng)
+    _draw_markers(canvas, layout)
+
+
+def _plain_board(canvas: Canvas, layout: Layout, rng: np.random.Generator) -> None:
+    img = canvas.image
     bw, bh = layout.size
     board = [(0, 0), (bw, 0), (bw, bh), (0, bh)]
     bg = np.array(rgb_to_bgr01(layout.colour("empty")))
@@ -125,6 +145,11 @@ def draw_board(canvas: Canvas, layout: Layout, table_rgb, rng: np.random.Generat
         cv2.polylines(img, [canvas.px([(left, top), (right, top), (right, bottom), (left, bottom)])], True, line,
                       width, cv2.LINE_AA, SHIFT)
     cv2.polylines(img, [canvas.px(board)], True, tuple((bg * 0.5).tolist()), width + 1, cv2.LINE_AA, SHIFT)
+
+
+def _draw_markers(canvas: Canvas, layout: Layout) -> None:
+    """The printed ArUco stickers, each with its white quiet zone: drawn last, over any artwork."""
+    img = canvas.image
     for m in layout.markers:
         quiet = m.size / 6  # one module of white around the pattern, as on a printed sticker
         (lf, t), (r, b) = m.corners()[0], m.corners()[2]
@@ -169,26 +194,60 @@ def _shadow_offset(lighting: Lighting, height_mm: float) -> np.ndarray:
     return _light_dir(lighting) * height_mm * cot
 
 
-def draw_shadows(canvas: Canvas, pieces: list[Placed], lighting: Lighting) -> None:
-    """Cast the pieces' sharp shadows on the board, away from the light (before the pieces are drawn)."""
+def _piece_shadow_mask(canvas: Canvas, pieces: list[Placed], lighting: Lighting) -> np.ndarray:
     mask = np.zeros((canvas.h, canvas.w), np.float32)
     for p in pieces:
         base = _footprint(p)
-        moved = base - _shadow_offset(lighting, p.shape.height)
+        moved = base - _shadow_offset(lighting, p.shape.height + p.base_mm)
         hull = cv2.convexHull(np.concatenate([base, moved]).astype(np.float32)).reshape(-1, 2)
         canvas.poly(mask, hull, 1.0)
-    mask = cv2.GaussianBlur(mask, (0, 0), 0.8 * canvas.s)
+    return cv2.GaussianBlur(mask, (0, 0), 0.8 * canvas.s)
+
+
+def draw_shadows(canvas: Canvas, pieces: list[Placed], lighting: Lighting) -> None:
+    """Cast the pieces' sharp shadows on the board, away from the light (before the pieces are drawn)."""
+    if lighting.sources:
+        _source_shadows(canvas, lighting, lambda one: _piece_shadow_mask(canvas, pieces, one), 1.0)
+        return
+    mask = _piece_shadow_mask(canvas, pieces, lighting)
     canvas.image *= (1 - lighting.shadow * np.clip(mask, 0, 1))[..., None]
 
 
-def draw_hand_shadow(canvas: Canvas, hand_polys: list[np.ndarray], hand: Hand, lighting: Lighting) -> None:
-    """The hand's soft shadow, over the board and the pieces under it alike (drawn after the pieces)."""
+def _hand_shadow_mask(canvas: Canvas, hand_polys: list[np.ndarray], hand: Hand, lighting: Lighting) -> np.ndarray:
     soft = np.zeros((canvas.h, canvas.w), np.float32)
     offset = _shadow_offset(lighting, hand.height_mm)
     for poly in hand_polys:
         canvas.poly(soft, poly - offset, 1.0)
-    soft = cv2.GaussianBlur(soft, (0, 0), 6 * canvas.s)
+    return cv2.GaussianBlur(soft, (0, 0), 6 * canvas.s)
+
+
+def draw_hand_shadow(canvas: Canvas, hand_polys: list[np.ndarray], hand: Hand, lighting: Lighting) -> None:
+    """The hand's soft shadow, over the board and the pieces under it alike (drawn after the pieces)."""
+    if lighting.sources:
+        _source_shadows(canvas, lighting, lambda one: _hand_shadow_mask(canvas, hand_polys, hand, one), 0.8)
+        return
+    soft = _hand_shadow_mask(canvas, hand_polys, hand, lighting)
     canvas.image *= (1 - lighting.shadow * 0.8 * np.clip(soft, 0, 1))[..., None]
+
+
+def _source_shadows(canvas: Canvas, lighting: Lighting, mask_for: Callable[[Lighting], np.ndarray],
+                    depth: float) -> None:
+    """One shadow per source of a mixed light, each taking away that source's share of the light there
+    (in its colour): what is left in a lamp's shadow is the window's light."""
+    fields = _light_fields(canvas, lighting)
+    total = sum(fields[1:], fields[0])
+    for src, share in zip(lighting.sources, fields[1:], strict=True):
+        one = replace(lighting, azimuth_deg=src.azimuth_deg, elevation_deg=src.elevation_deg, sources=())
+        mask = np.clip(mask_for(one), 0, 1)
+        canvas.image *= 1 - (lighting.shadow * depth * mask)[..., None] * (share / total)
+
+
+def _light_fields(canvas: Canvas, lighting: Lighting) -> list[np.ndarray]:
+    """The BGR light over the canvas of a mixed lighting: the ambient first, then each source's."""
+    xs, ys = canvas.mm_grid(step=8)
+    ambient = np.ones((*xs.shape, 3), np.float32) * np.array(lighting.gains[::-1], np.float32) * lighting.intensity
+    fields = [ambient] + [irradiance(src, xs, ys)[..., ::-1] for src in lighting.sources]
+    return [cv2.resize(f.astype(np.float32), (canvas.w, canvas.h), interpolation=cv2.INTER_LINEAR) for f in fields]
 
 
 def _shade(bgr, k: float) -> tuple[float, float, float]:
@@ -199,7 +258,12 @@ def draw_piece(canvas: Canvas, camera: Camera, p: Placed, lighting: Lighting) ->
     img = canvas.image
     base = _footprint(p, 32)
     h = p.shape.height
-    top = camera.lift(base, h)
+    if p.base_mm:
+        footprint = base
+        base = camera.lift(footprint, p.base_mm)
+        top = camera.lift(footprint, p.base_mm + h)
+    else:
+        top = camera.lift(base, h)
     toward = _light_dir(lighting)
     centre = np.asarray(p.center)
     if h > 1:
@@ -311,6 +375,9 @@ def draw_hand(canvas: Canvas, hand: Hand, skin: list[np.ndarray], sleeve: list[n
 
 def light(canvas: Canvas, layout: Layout, lighting: Lighting) -> None:
     """Colour temperature, intensity, gradient and glare, over the whole table."""
+    if lighting.sources:
+        canvas.image *= sum(_light_fields(canvas, lighting))
+        return
     xs, ys = canvas.mm_grid(step=8)
     bw, bh = layout.size
     d = np.array([math.cos(math.radians(lighting.gradient_deg)), math.sin(math.radians(lighting.gradient_deg))])

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from calibration import files
 from calibration.layout import LABEL_KINDS, Layout
 
 
@@ -93,11 +93,5 @@ def parse_state(data: Any, layout: Layout, source: str = "<state>") -> dict[str,
 
 
 def load_state(path: str | Path, layout: Layout) -> dict[str, Any]:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise StateError(f"{path}: cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise StateError(f"{path}: not valid JSON: {e}") from None
+    data = files.load_json(path, StateError)
     return parse_state(data, layout, str(path))

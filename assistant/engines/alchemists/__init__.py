@@ -25,7 +25,16 @@ from .alchemicals import (
     mix,
     parse_ingredient,
 )
-from .codes import GAMES, Assignment, assignment_from_code, code_for_index, code_from_assignment, index_of_code
+from .codes import (
+    GAMES,
+    Assignment,
+    assignment_from_code,
+    code_for_index,
+    code_from_assignment,
+    game_id,
+    index_of_code,
+    keyed_index,
+)
 from .facts import AspectFact, Fact, MixFact, TheoryFact, exhibited, mixed, parse_facts, sold, with_sign
 from .master import (
     APPRENTICE,
@@ -58,8 +67,8 @@ __all__ = [
     "Deduction", "Demonstration", "Exhibit", "Fact", "MixFact", "MixSuggestion", "Potion", "Quality",
     "Revelation", "Sale", "Seal", "SealKind", "Theory", "TheoryFact", "Verdict", "assignment_from_code",
     "brew", "code_for_index", "code_from_assignment", "debunk_aspect", "deduce", "demonstrate",
-    "drink_effect", "drink_reputation", "exhibit", "exhibited", "exhibition_reputation", "grand_reveal",
-    "index_of_code", "mix", "mixed", "parse_facts", "parse_ingredient", "parse_theories", "producible",
-    "quality_reached", "reputation_loss", "seal_penalties", "seal_points", "sell", "sold", "suggest_mix",
-    "with_sign",
+    "drink_effect", "drink_reputation", "exhibit", "exhibited", "exhibition_reputation", "game_id",
+    "grand_reveal", "index_of_code", "keyed_index", "mix", "mixed", "parse_facts", "parse_ingredient",
+    "parse_theories", "producible", "quality_reached", "reputation_loss", "seal_penalties", "seal_points", "sell",
+    "sold", "suggest_mix", "with_sign",
 ]

@@ -15,10 +15,18 @@ docs/alchemists.md:
 
 So the 40,320 game codes and the 40,320 assignments are in one-to-one correspondence. Nothing here draws at
 random: the command line draws ``n`` and asks for ``code_for_index(n)``.
+
+Keyed by the table: with a ``key`` (the table's secret, kept beside its state file), step 4's rank is
+``HMAC-SHA256(key, "alchemists-game:" + CODE) mod 8!`` instead of ``n``, so a code read off the table
+tells nothing on a machine without the key, and codes cannot be listed with their answers. Steps 1-3
+still say which words are codes. ``game_id`` names a game in a journal: another HMAC of the code, which
+says nothing about the code or its answers without the key.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -126,8 +134,26 @@ def code_for_index(rank: int) -> str:
     return "".join(reversed(letters))
 
 
-def assignment_from_code(text: str) -> Assignment:
-    return Assignment.from_index(index_of_code(text))
+def keyed_index(text: str, key: bytes) -> int:
+    """The assignment rank of a game code at the table whose secret key is ``key``."""
+    code = code_for_index(index_of_code(text))  # a game code, upper case
+    if not isinstance(key, bytes) or len(key) < 16:
+        raise AlchemistsError("the table's key must be at least 16 bytes")
+    digest = hmac.new(key, f"alchemists-game:{code}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest, "big") % GAMES
+
+
+def game_id(text: str, key: bytes) -> str:
+    """A name for the game in a journal: stable for a code at one table, and telling nothing about either."""
+    code = code_for_index(index_of_code(text))
+    if not isinstance(key, bytes) or len(key) < 16:
+        raise AlchemistsError("the table's key must be at least 16 bytes")
+    return hmac.new(key, f"alchemists-id:{code}".encode(), hashlib.sha256).hexdigest()[:20]
+
+
+def assignment_from_code(text: str, key: bytes | None = None) -> Assignment:
+    """The assignment of a game code: keyed by the table when ``key`` is given, else the unkeyed derivation."""
+    return Assignment.from_index(index_of_code(text) if key is None else keyed_index(text, key))
 
 
 def code_from_assignment(assignment: Assignment) -> str:

@@ -70,6 +70,7 @@ class AlchemistsTable(TableMode):
         self.mode = config.mode
         self.theories = {t.ingredient: t for t in config.theories} if config.theories is not None else None
         self.setup = config.public  # the code never stays in the set-up: the journal may write it
+        self.game_id = config.game_id
         missing = [z for z in CARDS if z not in {zone.id for zone in layout.zones}]
         if missing:
             raise SetupError(f"{source}: layout: {layout.name} has no zone {missing[0]} (the scan area)")

@@ -1,0 +1,134 @@
+"""The live picture: each frame annotated and encoded (JPEG) once for every viewer, at most 5 times a second,
+in a thread of its own, and only while someone is watching; the loop's thread never waits for it, nor is it
+asked to do anything for it.
+
+In an Alchemists game the scan area is blacked out (its card places, where the board's homography puts them);
+when the board is not found, the whole picture is coarsened: a camera can still be aimed, no card read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.annotate import annotate
+
+MAX_FPS = 5.0
+WIDTH = 960
+QUALITY = 75
+MASK_MARGIN_MM = 8.0
+
+
+@dataclass(frozen=True)
+class Encoded:
+    index: int
+    jpeg: bytes
+    light: int              # mean brightness of the frame, percent of white
+    why: str | None         # why the board is not found (None when it is)
+
+
+def picture(seen: Any, private: bool) -> np.ndarray:
+    """The frame with the readings drawn, the scan area masked when ``private``, at most ``WIDTH`` wide (BGR)."""
+    out = seen.frame
+    for layout, reading in seen.readings:
+        out = annotate(out, layout, reading)
+    if private:
+        out = mask_cards(out, seen.readings)
+    h, w = out.shape[:2]
+    if w > WIDTH:
+        out = cv2.resize(out, (WIDTH, round(h * WIDTH / w)), interpolation=cv2.INTER_AREA)
+    return out
+
+
+def mask_cards(image: np.ndarray, readings: list[tuple[Any, Any]]) -> np.ndarray:
+    """Every card place blacked out; the whole picture coarsened when a board with card places is not found."""
+    out = image.copy()
+    for layout, reading in readings:
+        zones = [z for z in layout.zones if z.kind == "card"]
+        if not zones:
+            continue
+        if not reading.board_found or reading.homography is None:  # cannot place it: nothing may be readable
+            h, w = out.shape[:2]
+            small = cv2.resize(out, (max(1, w // 32), max(1, h // 32)), interpolation=cv2.INTER_AREA)
+            return cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST)
+        for z in zones:
+            left, top, right, bottom = z.bounds
+            m = MASK_MARGIN_MM
+            corners = np.array([[[left - m, top - m], [right + m, top - m], [right + m, bottom + m],
+                                 [left - m, bottom + m]]], np.float64)
+            pts = cv2.perspectiveTransform(corners, reading.homography)[0].astype(np.int32)
+            cv2.fillPoly(out, [pts], (40, 40, 40))
+            x, y = pts.mean(axis=0).astype(int)
+            cv2.putText(out, "private", (int(x) - 45, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (200, 200, 200), 2,
+                        cv2.LINE_AA)
+    return out
+
+
+def why_not_found(seen: Any) -> str | None:
+    if seen.board_found:
+        return None
+    from vision.locate import detect_markers
+
+    found = len(detect_markers(seen.frame))
+    expected = sum(len(layout.markers) for layout, _ in seen.readings)
+    where = f" ({', '.join(seen.missing)})" if seen.missing else ""
+    if found == 0:
+        return f"board not found{where}: no marker seen (is the camera above the board, the light on?)"
+    return (f"board not found{where}: {found} of {expected} markers seen; uncover the others or store the corners "
+            f"in the set-up")
+
+
+def encode(seen: Any, private: bool) -> Encoded:
+    image = picture(seen, private)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
+    if not ok:
+        raise OSError("cannot encode the live picture")
+    small = cv2.resize(seen.frame, (64, 48), interpolation=cv2.INTER_AREA)
+    light = round(float(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).mean()) / 2.55)
+    return Encoded(seen.index, data.tobytes(), light, why_not_found(seen))
+
+
+class LiveFrames:
+    """The latest encoded picture, kept fresh while someone watches the stream (``/live.mjpg``).
+
+    The encoder looks for a new frame ``max_fps`` times a second rather than being woken by every frame: the
+    loop's thread never signals it, and the server's thread stays asleep between pictures."""
+
+    def __init__(self, hub: Any, max_fps: float = MAX_FPS):
+        self.hub = hub
+        self.period = 1.0 / max_fps
+        self.latest: Encoded | None = None
+        self.viewers = 0
+        self.encoded = 0
+        self.fresh = asyncio.Condition()
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg")
+
+    async def run(self, publish) -> None:
+        while True:
+            await asyncio.sleep(self.period)
+            if self.viewers > 0:
+                await self.refresh(publish)
+
+    async def refresh(self, publish=None) -> Encoded | None:
+        """Encode the latest frame if it is newer than the picture kept; tell the viewers."""
+        seen = self.hub.seen
+        if seen is None or (self.latest is not None and self.latest.index == seen.index):
+            return self.latest
+        loop = asyncio.get_running_loop()
+        self.latest = await loop.run_in_executor(self._executor, encode, seen, bool(self.hub.private_zones))
+        self.encoded += 1
+        async with self.fresh:
+            self.fresh.notify_all()
+        if publish is not None:
+            fps = self.hub.fps
+            publish("frame", {"n": self.latest.index, "light": self.latest.light, "why": self.latest.why,
+                              "board_found": seen.board_found, "fps": None if fps is None else round(fps, 1)})
+        return self.latest
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,130 @@
+"""The enrolled empty board (``calibrate board``) and the reader that compares every frame with it: the
+command and its errors, the calibration file's round trip, and readings of rendered tables (plain and
+illustrated boards, the randomised renderer) against their truth on seeds never looked at while developing."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from assistant.cli import main
+from calibration.layout import load_layout
+from calibration.store import load_calibration, merge_into
+from vision.board import BoardEnrolError, enrol_board
+from vision.learn import learn_colours
+from vision.read import Reader
+from vision.render import empty_state
+from vision.render.state import calibration_state
+from vision.render.table import random_table, table_frame
+
+# Seeds drawn for these tests and never used while developing the reader (development used tables of seeds
+# 1 and 11); the frames are read as the README's commands read them.
+TABLE_SEEDS = {"plain": 4101, "illustrated": 4102}
+WRONG_AT_MOST = {"plain": 0.02, "illustrated": 0.05}
+LIGHTS = ("warm", "cool", "dim", "daylight", "mixed")
+
+
+@pytest.fixture(scope="module")
+def tables():
+    """board kind -> (layout, empty board, calibration frame, [(frame, truth)] under the five lightings)."""
+    layout = load_layout("chaudron")
+    out = {}
+    for kind, seed in TABLE_SEEDS.items():
+        rng = np.random.default_rng(seed)
+        table = random_table(layout, rng, kind)
+        empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+        calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
+        frames = [table_frame(table, layout, rng, light, hand=(i == 2)) for i, light in enumerate(LIGHTS)]
+        out[kind] = (layout, empty, calibration, frames)
+    return out
+
+
+def _calibrated(layout, empty, calibration_frame, path):
+    merge_into(path, layout.name, board=enrol_board(empty, layout))
+    learnt = learn_colours(calibration_frame, layout, load_calibration(path, layout.name))
+    merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2, pieces=learnt.pieces)
+    return load_calibration(path, layout.name)
+
+
+@pytest.mark.parametrize("kind", ["plain", "illustrated"])
+def test_an_enrolled_board_is_read_right_under_every_light(tables, kind, tmp_path):
+    layout, empty, calibration_frame, frames = tables[kind]
+    cal = _calibrated(layout, empty, calibration_frame, tmp_path / "cal.json")
+    assert cal.board is not None and set(cal.pieces) >= {"bone", "root", "fluid", "fire", "poison", "burnt"}
+    reader = Reader(layout, cal)
+    wrong, zones, confident_under_hand = [], 0, []
+    for frame, truth in frames:
+        reader.locator.invalidate()
+        reading = reader.read(frame)
+        assert reading.board_found
+        for zid, want in truth["zones"].items():
+            got = reading.zones[zid]
+            zones += 1
+            if want == "unknown":
+                if got.label != "unknown" and got.confidence >= 0.5:
+                    confident_under_hand.append((zid, got))
+            elif got.label not in (want, "unknown") and zid not in truth.get("partly_hidden", []):
+                wrong.append((truth["conditions"]["lighting"]["name"] if isinstance(
+                    truth["conditions"]["lighting"], dict) else truth["conditions"]["lighting"], zid, want, got))
+    # Measured on these seeds: 0 of 180 zones wrong (plain), 6 of 180 (illustrated). On fresh tables of seed
+    # 2024 the reader without the enrolled board read 6 % (plain) and 21 % (illustrated) of zones wrong.
+    assert len(wrong) <= WRONG_AT_MOST[kind] * zones, wrong
+    assert not confident_under_hand
+
+
+def test_the_board_round_trips_through_the_calibration_file(tables, tmp_path):
+    layout, empty, _, _ = tables["illustrated"]
+    board = enrol_board(empty, layout)
+    merge_into(tmp_path / "cal.json", layout.name, board=board)
+    again = load_calibration(tmp_path / "cal.json", layout.name).board
+    assert again.px_per_mm == board.px_per_mm and np.array_equal(again.image, board.image)
+
+
+def test_calibrate_board_command(tables, tmp_path, capsys):
+    _, empty, calibration_frame, frames = tables["illustrated"]
+    for name, image in (("empty.png", empty), ("cal.png", calibration_frame), ("frame.png", frames[0][0])):
+        cv2.imwrite(str(tmp_path / name), image)
+    cal = tmp_path / "cal.json"
+    assert main(["calibrate", "board", str(tmp_path / "empty.png"), "--layout", "chaudron", "--out", str(cal)]) == 0
+    assert "empty board enrolled" in capsys.readouterr().out
+    assert main(["calibrate", "colours", str(tmp_path / "cal.png"), "--layout", "chaudron", "--out", str(cal)]) == 0
+    assert "against the enrolled board" in capsys.readouterr().out
+    assert main(["read", str(tmp_path / "frame.png"), "--layout", "chaudron", "--calibration", str(cal),
+                 "--json"]) == 0
+    reading = json.loads(capsys.readouterr().out)
+    truth = frames[0][1]["zones"]
+    right = sum(reading["zones"][z]["label"] == want for z, want in truth.items())
+    wrong = [z for z, want in truth.items() if reading["zones"][z]["label"] not in (want, "unknown")]
+    assert not wrong and right >= 0.8 * len(truth)  # (measured: 32 of 36 right, the others unknown)
+
+
+@pytest.mark.parametrize("case", ["wrong layout", "no board", "card layout", "not an image"])
+def test_calibrate_board_refuses_with_one_line(tables, tmp_path, capsys, case):
+    _, empty, _, _ = tables["plain"]
+    path = tmp_path / "empty.png"
+    layout = {"wrong layout": "alchymia", "card layout": "alchemists"}.get(case, "chaudron")
+    if case == "no board":
+        cv2.imwrite(str(path), np.full((480, 640, 3), 128, np.uint8))
+    elif case == "not an image":
+        path.write_bytes(b"not a PNG at all")
+    else:
+        cv2.imwrite(str(path), empty)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "board", str(path), "--layout", layout, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_enrol_board_names_the_frame_when_the_board_is_not_there():
+    with pytest.raises(BoardEnrolError, match=r"somewhere\.png: the chaudron board was not found"):
+        enrol_board(np.zeros((480, 640, 3), np.uint8), load_layout("chaudron"), source="somewhere.png")
+
+
+def test_the_empty_board_itself_reads_empty(tables, tmp_path):
+    layout, empty, calibration_frame, _ = tables["plain"]
+    reading = Reader(layout, _calibrated(layout, empty, calibration_frame, tmp_path / "cal.json")).read(empty)
+    assert {z.label for z in reading.zones.values()} == {"empty"}

@@ -1,0 +1,141 @@
+"""Fixtures of the web page's tests: a table (the real pipeline, hub and server) over frames the test feeds
+one by one, so it decides when each commit happens; the recorded sessions are the live tests' short ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+LIVE = Path(__file__).parent.parent / "live"
+SETUPS = {"chaudron": {"players": 2},
+          "alchimiste": {"players": [{"name": "Abigail", "seal": "red"}, {"name": "Merlin", "seal": "white"}]}}
+
+
+class Table:
+    """A game on the table, fed by the test (``feed``), with the page served on a free loopback port."""
+
+    def __init__(self, game: str, frames: list, boards, setup, tmp: Path, commands=None):
+        from assistant.live.outputs import Outputs
+        from assistant.live.pipeline import Pipeline
+        from assistant.table import make_mode
+        from assistant.web import Hub
+        from assistant.web.server import WebServer
+
+        tmp.mkdir(parents=True, exist_ok=True)
+        self.frames = frames
+        self.commands = commands or {}
+        self.hub = Hub(calibration=tmp / "calibration.json", cards=tmp / "cards")
+        self.outputs = Outputs.simulated()
+        self.pipeline = Pipeline(game, make_mode(game, boards.layout, setup), boards, self.outputs,
+                                 on_step=self.hub.on_step)
+        self.hub.attach(self.pipeline)
+        self.pipeline.start()
+        self.server = WebServer(self.hub, "127.0.0.1", 0).start()
+        self.url = self.server.url
+        self.next = 0
+
+    def feed(self, upto: int, scripted: bool = True) -> None:
+        """Read the frames up to ``upto`` (included), as the loop would."""
+        while self.next <= min(upto, len(self.frames) - 1):
+            frame = self.frames[self.next]
+            result = self.pipeline.feed(frame)
+            self.hub.on_frame(result, frame, self.pipeline)
+            for command in self.commands.get(result.index, ()) if scripted else ():
+                self.pipeline.command(command)
+            self.pump()
+            self.next += 1
+
+    def pump(self) -> int:
+        """The page's buttons and requests, as the loop takes them between frames."""
+        commands = self.hub.poll()
+        for command in commands:
+            self.pipeline.command(command)
+        self.hub.service(self.outputs)
+        return len(commands)
+
+    def close(self) -> None:
+        self.server.stop()
+        self.outputs.close()
+
+
+def recorded(rendered):
+    """(frames, boards, setup, scripted commands) of a rendered session folder."""
+    from assistant.live.boards import Boards
+    from assistant.live.replay import commands_beside, open_recorded
+    from assistant.sessions.render import cards_folder, layout_specs
+    from assistant.table import mode_class
+
+    boards = Boards.from_specs(layout_specs(rendered), cards=cards_folder(rendered),
+                               mat_sets=mode_class(rendered.manifest["game"]).card_mats)
+    with open_recorded(rendered.folder) as source:
+        frames = [frame for _, frame in source]
+    return frames, boards, commands_beside(rendered.folder)
+
+
+@pytest.fixture(scope="session")
+def alchemists_frames(request):
+    """The live tests' short Alchemists session (a test, a sale chosen with the buttons, the sale), rendered
+    once into pytest's cache folder and reused while its script and renderer stay the same."""
+    import importlib.util
+
+    from assistant.sessions import parse_session
+    from assistant.sessions.render import render_session
+
+    spec = importlib.util.spec_from_file_location("live_conftest", LIVE / "conftest.py")
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    session = parse_session(live.short_session("alchemists"), "short alchemists")
+    folder = request.config.cache.mkdir("web-frames") / "alchemists"
+    return session, render_session(session, folder, workers=2)
+
+
+@pytest.fixture
+def alchemists_table(alchemists_frames, tmp_path):
+    session, rendered = alchemists_frames
+    frames, boards, commands = recorded(rendered)
+    table = Table("alchemists", frames, boards, session.setup, tmp_path, commands)
+    yield table
+    table.close()
+
+
+@pytest.fixture(scope="session")
+def calibration_frames(request):
+    """``calibration_frames(layout)`` -> the layout's rendered colour-calibration frame (BGR), rendered once
+    into pytest's cache folder (PNG, lossless: the same frame every run)."""
+    import cv2
+
+    from calibration.layout import load_layout
+    from vision.render.dataset import calibration_frame
+
+    folder = request.config.cache.mkdir("web-frames")
+
+    def get(name: str):
+        path = folder / f"calibration-{name}.png"
+        frame = cv2.imread(str(path)) if path.exists() else None
+        if frame is None:
+            frame = calibration_frame(load_layout(name), seed=3)[0]
+            cv2.imwrite(str(path), frame)
+        return frame
+
+    return get
+
+
+@pytest.fixture
+def still_table(calibration_frames, tmp_path):
+    """``still_table(game, layout)``: a table whose camera shows that layout's calibration frame."""
+    from assistant.live.boards import Boards
+    from calibration.layout import load_layout
+
+    made: list[Table] = []
+
+    def make(game: str, layout: str) -> Table:
+        frame = calibration_frames(layout)
+        table = Table(game, [frame] * 4, Boards.single(load_layout(layout)), SETUPS[game], tmp_path / layout)
+        table.feed(3)
+        made.append(table)
+        return table
+
+    yield make
+    for table in made:
+        table.close()

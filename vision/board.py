@@ -1,0 +1,215 @@
+"""The enrolled empty board: how the camera sees the board, artwork included, and every frame against it.
+
+``enrol_board`` warps a frame of the empty board to the canonical top-down image (``calibrate board``).
+``BoardComparison`` then compares each frame with it, pixel by pixel, after dividing out the light:
+
+1. **Light.** The log ratio of the frame to the enrolled board, per channel, over the grid cells of the
+   board's free background, is fitted by one smooth quadratic surface per channel (a lamp of one colour on
+   one side, a window of another on the other: the light's colour and level may both change across the
+   board). The fit is robust: cells far off the surface (a hand, a sleeve, an object, a shadow) are dropped
+   and it is fitted again; empty places that agree with it then join it.
+2. **Difference.** What is left of the log ratio at each pixel is split into a brightness part and a
+   chromaticity part. A shadow (a piece's, a hand's) changes only the brightness, and only downwards; a piece
+   or a hand changes the colour, or the brightness more than any shadow does, or upwards. The thresholds
+   are the frame's own noise, measured on the free board the light was fitted on.
+
+No colour of the board is assumed anywhere: a cream board, a dark wooden one and a printed illustration are
+all "the board" in the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.layout import Layout
+from calibration.store import BoardImage, Calibration
+from vision.geometry import board_geometry, default_px_per_mm, grid_cell_means
+from vision.light_field import field_basis
+
+BOARD_PX_PER_MM = 1.5  # the enrolled board's resolution, at most (a 14 mm gem is 21 px across)
+FIT_CELLS = 400  # grid cells the light surface is fitted on, at most
+FIT_ROUNDS = 4  # robust refits of the light surface
+FIT_SPREADS = 3.5  # a cell this many robust spreads off the surface is not the board (or in a shadow)
+FIT_MIN_SPREAD = 0.02  # (log units: 2 % of light)
+NOISE_SPREADS = 4.0  # a pixel this many of the free board's spreads off the board differs from it
+DARKEST_SHADOW = 0.2  # a shadow leaves at least this share of the light
+MIN_CHROMA_TOL, MIN_BRIGHT_TOL = 4.0, 6.0  # floors of the thresholds (grey levels)
+SMOOTH_PX = 3  # differences are judged on squares of this many pixels (1.5 px/mm: 2 mm; a piece is 14 mm and more)
+CORE_PX = 5  # a piece's edge pixels mix it with the board (the frame's blur, the smoothing): its colour is inside
+HOT_SPOT = 1.15  # light the surface misses brightens the board by this much at most
+LOCAL_LIGHT_MM = 40.0  # the patch of board around a pixel whose brightness tells the light reaching it
+ALIGN_PX = 5  # a frame's warp may land this many pixels (a square) off the enrolled board
+
+_LOG = np.log(np.arange(256, dtype=np.float32) + 4.0)  # log of a level; +4: dark levels' noise held back
+_TO_OPPONENT = np.array([[1 / 3, 1 / 3, 1 / 3],  # brightness
+                         [-1 / np.sqrt(2), 0, 1 / np.sqrt(2)],  # red against blue (B, G, R order)
+                         [1 / np.sqrt(6), -2 / np.sqrt(6), 1 / np.sqrt(6)]], np.float32)  # green against both
+
+
+class BoardEnrolError(ValueError):
+    """The frame cannot be enrolled as this layout's empty board."""
+
+
+def board_px_per_mm(layout: Layout) -> float:
+    return min(default_px_per_mm(layout), BOARD_PX_PER_MM)
+
+
+def enrol_board(frame: np.ndarray, layout: Layout, calibration: Calibration | None = None,
+                source: str = "frame") -> BoardImage:
+    """The empty board in ``frame`` (BGR uint8), warped to the canonical image at ``board_px_per_mm``.
+    Raises BoardEnrolError when the layout's markers are not found in it (another board, or none)."""
+    from vision.read import Reader
+
+    if not any(z.kind in ("slot", "count") for z in layout.zones):
+        raise BoardEnrolError(f"{layout.name}: layout has no piece places, only card places: there is no board to "
+                              f"enrol (cards are enrolled with 'calibrate cards')")
+    base = None if calibration is None else Calibration(calibration.layout, corners=calibration.corners,
+                                                        camera=calibration.camera)
+    reader = Reader(layout, base, px_per_mm=board_px_per_mm(layout))
+    location = reader.locator.locate(frame)
+    if not location.found:
+        raise BoardEnrolError(f"{source}: the {layout.name} board was not found (are its markers visible, and is "
+                              f"this the {layout.name} layout?)")
+    return BoardImage(reader.warp(frame, location.homography, location.lens), reader.geometry.px_per_mm)
+
+
+@dataclass
+class Difference:
+    """One frame against the enrolled board, at the board's canonical resolution."""
+    differs: np.ndarray  # (h, w) bool: not the board (a piece, a hand, an object)
+    solid: np.ndarray  # (h, w) bool: ``differs`` where it is solid (opened: noise specks and thin lines gone)
+    core: np.ndarray  # (h, w) bool: ``differs`` away from its edges (where a piece's colour is its own)
+    brightness: np.ndarray  # (h, w) float32: log of the light reaching each pixel, against the fitted light
+    gain: np.ndarray  # (h, w, 3) float32: the fitted light, frame over enrolled board, per channel
+    grid_differs: np.ndarray  # (rows, cols) float32: share of each grid cell that differs
+
+
+class BoardComparison:
+    """Compares frames with one enrolled board; holds what is computed once (its logs, the fit's basis)."""
+
+    def __init__(self, layout: Layout, board: BoardImage):
+        self.layout = layout
+        self.geometry = board_geometry(layout, board.px_per_mm)
+        g = self.geometry
+        w, h = g.size_px
+        image = board.image if board.image.shape[:2] == (h, w) else cv2.resize(board.image, (w, h),
+                                                                               interpolation=cv2.INTER_AREA)
+        self.image = image
+        # The board as it may show in a frame: each pixel's channels between the least and the most of them
+        # around it (the warp of a frame lands a fraction of a millimetre off, and a printed line with it).
+        log = cv2.LUT(image, _LOG)
+        square = np.ones((ALIGN_PX, ALIGN_PX), np.uint8)
+        self.log_low, self.log_high = cv2.erode(log, square), cv2.dilate(log, square)
+        self._log_level = cv2.transform(log, np.full((1, 3), 1 / 3, np.float32))  # log of the board's grey level
+        self.grid = grid_cell_means(cv2.integral(image), g.grid_px, g.grid_shape)
+        self._grid_log = np.log(self.grid + 4.0)
+        rows, cols = g.grid_shape
+        self._basis = field_basis(g.grid_centres_mm, layout.size).astype(np.float64)
+        self._free = np.flatnonzero(g.grid_background.ravel())
+        self._unmarked = ~g.grid_marker.ravel()
+        self._grid_hw = (rows * g.grid_px, cols * g.grid_px)
+        self._local_px = max(3, round(LOCAL_LIGHT_MM * g.px_per_mm) | 1)
+
+    def light(self, grid_means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The fitted light at every grid cell (log ratio frame / board, (cells, 3)) and the cells it was
+        fitted on."""
+        ratio = np.log(grid_means.astype(np.float64) + 4.0) - self._grid_log
+        cells = self._free if len(self._free) >= 12 else np.flatnonzero(self._unmarked)
+        fit, used = self._fit(ratio, _thin(cells))
+        # Empty places show the board too: those that agree with the surface join it (more of the board, where
+        # the free background is only a margin).
+        resid = np.abs(ratio - self._basis @ fit).max(axis=1)
+        spread = _spread(resid[used])
+        agree = np.flatnonzero((resid < FIT_SPREADS * spread) & self._unmarked)
+        if len(agree) > len(used):
+            fit, used = self._fit(ratio, _thin(agree))
+        return self._basis @ fit, used
+
+    def _fit(self, ratio: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        A, y = self._basis[cells], ratio[cells]
+        keep = np.ones(len(cells), bool)
+        coef = np.zeros((A.shape[1], 3))
+        for _ in range(FIT_ROUNDS):
+            if keep.sum() < A.shape[1] * 2:
+                break
+            Ak = A[keep]
+            coef = np.linalg.solve(Ak.T @ Ak + 1e-6 * np.eye(A.shape[1]), Ak.T @ y[keep])
+            resid = y - A @ coef
+            # Brightness and colour apart: a shadow is a brightness step, a hand a colour step.
+            bright = resid.mean(axis=1)
+            chroma = np.abs(resid - bright[:, None]).max(axis=1)
+            tol_b = FIT_SPREADS * max(FIT_MIN_SPREAD, _spread(bright[keep] - np.median(bright[keep])))
+            tol_c = FIT_SPREADS * max(FIT_MIN_SPREAD / 2, _spread(chroma[keep]))
+            keep = (np.abs(bright - np.median(bright[keep])) < tol_b) & (chroma < tol_c)
+        return coef, cells[keep]
+
+    def compare(self, canonical: np.ndarray) -> Difference:
+        """``canonical``: the frame warped to this board's canonical image (BGR uint8)."""
+        g = self.geometry
+        rows, cols = g.grid_shape
+        grid = grid_cell_means(cv2.integral(canonical), g.grid_px, g.grid_shape)
+        fitted, used = self.light(grid)
+        if len(used) < 8:  # (the light was fitted on next to nothing: the whole board tells the noise)
+            used = np.flatnonzero(self._unmarked)
+        h, w = canonical.shape[:2]
+        gh, gw = self._grid_hw
+        # The fitted light at pixel resolution: smooth, so resized from the grid (cells are grid_px squares).
+        small = fitted.reshape(rows, cols, 3).astype(np.float32)
+        log_gain = cv2.resize(small, (gw, gh), interpolation=cv2.INTER_LINEAR)
+        if (gh, gw) != (h, w):
+            log_gain = cv2.copyMakeBorder(log_gain, 0, h - gh, 0, w - gw, cv2.BORDER_REPLICATE)
+        seen = cv2.LUT(canonical, _LOG)
+        cv2.subtract(seen, log_gain, seen)
+        # What is left beyond the board's range at each pixel (0 within it).
+        resid = cv2.max(cv2.subtract(seen, self.log_high), 0.0)
+        resid += cv2.min(cv2.subtract(seen, self.log_low), 0.0)
+        resid = cv2.blur(resid, (SMOOTH_PX, SMOOTH_PX))  # a pixel's noise averaged with its neighbours'
+        opp = cv2.transform(resid, _TO_OPPONENT)
+        bright, c1, c2 = cv2.split(opp)
+        # In grey levels (log differences times the level expected there): a camera's noise is about as many
+        # levels in the dark as in the light, so a dark corner's log differences are noisier by as much.
+        level = cv2.exp(cv2.add(self._log_level, cv2.transform(log_gain, np.full((1, 3), 1 / 3, np.float32))))
+        chroma = cv2.multiply(cv2.magnitude(c1, c2), level)
+        cell_chroma = cv2.resize(chroma, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
+        tol_c = max(MIN_CHROMA_TOL, NOISE_SPREADS * _spread(cell_chroma))
+        # Light the smooth surface misses (a lamp's hot spot, a hand's shadow) changes the board's brightness
+        # over a patch much wider than a piece, keeping its colour: measured on the board-coloured pixels
+        # around each pixel and taken out, so that only what is brighter or darker than its surroundings is.
+        board_like = ((chroma <= tol_c) & (bright > np.log(DARKEST_SHADOW))).astype(np.float32)
+        window = (self._local_px, self._local_px)
+        weight = cv2.boxFilter(board_like, -1, window)
+        local = cv2.boxFilter(cv2.multiply(bright, board_like), -1, window)
+        local = np.where(weight > 0.1, local / np.maximum(weight, 0.1), 0.0).astype(np.float32)
+        # (A hot spot brightens the board a little; what is much brighter than the artwork under it over a wide
+        # patch, a palm over dark print, is no light.)
+        local = np.clip(local, np.log(DARKEST_SHADOW), np.log(HOT_SPOT), out=local)
+        lifted = cv2.multiply(cv2.subtract(bright, local), level)
+        # The frame's noise, on the grid cells the light was fitted on (the free board, as it shows now).
+        cell_lifted = cv2.resize(lifted, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
+        tol_b = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_lifted - np.median(cell_lifted)))
+        # Brighter than the board beyond the noise is a piece (or a glare: light pieces read their colour);
+        # darker is a shadow unless darker than any shadow.
+        differs = (chroma > tol_c) | (lifted > tol_b) | (bright < np.log(DARKEST_SHADOW))
+        differs = cv2.morphologyEx(differs.view(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)).view(bool)
+        share = cv2.resize(differs.view(np.uint8)[:gh, :gw].astype(np.float32), (cols, rows),
+                           interpolation=cv2.INTER_AREA)
+        square = np.ones((CORE_PX, CORE_PX), np.uint8)
+        core = cv2.erode(differs.view(np.uint8), square)
+        solid = cv2.dilate(core, square).view(bool)
+        return Difference(differs, solid, core.view(bool), bright, np.exp(log_gain), share)
+
+
+def _thin(cells: np.ndarray) -> np.ndarray:
+    """At most ``FIT_CELLS`` of ``cells``, evenly spread (a smooth surface of six terms needs no more)."""
+    return cells[::max(1, len(cells) // FIT_CELLS)]
+
+
+def _spread(values: np.ndarray) -> float:
+    """A robust standard deviation: 1.4826 median absolute deviation from the median (0 of nothing)."""
+    if len(values) == 0:
+        return 0.0
+    v = np.asarray(values, np.float64)
+    return float(1.4826 * np.median(np.abs(v - np.median(v))))

@@ -1,0 +1,177 @@
+"""Telling look-alike cards apart: compare where the cards of a set differ, learnt from the set itself.
+
+Cards of one family share their frame, palette, title band and rules box and differ in their art, title and
+numbers: on the coarse thumbnail (``features.describe``) they score alike. Each enrolled photo also gets a
+fine descriptor (``features.fine``: 2 mm cells, kept shifted by up to a millimetre either way, as the cut
+may miss by that much). From the set, once, on loading:
+
+- each pair's *difference map*: per cell, how far the two cards lie apart at their best alignment (either
+  may have been enrolled upside down), capped at ``TAU`` and scaled to 0..1;
+- each card's *look-alikes* (coarse likeness at least ``LOOK_ALIKE``) and its *own cells*: where it
+  differs from every one of them (its title, its numbers, its own art).
+
+A card found on the mat is compared, at its best alignment, with each candidate the coarse score leaves
+(``CANDIDATE``): per cell the squared distance, capped (a fingertip or a glare streak costs the cells it
+covers, never more). Then:
+
+- a tournament over the cells where each two candidates differ picks the nearest;
+- its **evidence** against every other candidate: over the cells where the two differ (weighted by how
+  much), how much nearer the query lies to it than to the other, 1 when it is exactly this card, -1 when
+  it is exactly the other; cells hidden from both count for neither;
+- its **fit**: the mean distance over its own cells and over the query's own cells (where the query
+  differs from every look-alike): a card of the family never enrolled has a title, numbers and art of its
+  own. A card without look-alikes: the mean over its whole face.
+
+The card is named when its coarse score reaches ``store.ACCEPT``, its fit is within the limits
+(``FIT_MAX``, ``QUERY_FIT_MAX``, ``FIT_ALONE``) and its evidence against each other candidate is at least
+``EVIDENCE_MIN``; otherwise it is ``unknown``. The limits were set on rendered decks 101-103 (seeds
+901-903) and measured on decks 201-206 (docs/cards.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.cards import features
+
+TAU = 8.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
+LOOK_ALIKE = 0.75  # coarse score from which two enrolled cards are look-alikes (of one family)
+CANDIDATE = 0.55  # coarse score from which a card is compared cell by cell...
+CANDIDATE_GAP = 0.25  # ...if it lies at most this far below the best one's
+MAX_CANDIDATES = 8
+FIT_MAX = 0.11  # mean capped distance over a card's own cells, as a fraction of TAU...
+QUERY_FIT_MAX = 0.3  # ...over the query's own cells...
+FIT_ALONE = 0.04  # ...over all the cells of a card without look-alikes
+EVIDENCE_MIN = 0.35  # the query must lie this much nearer the card than each other candidate
+
+
+def told(fit: float, evidence: float) -> bool:
+    """Whether a card whose fit (``Teller.fit``: 1 at the limit) and least evidence are these is named."""
+    return fit <= 1.0 and evidence >= EVIDENCE_MIN
+
+
+class Teller:
+    """The fine descriptors of a set's cards (each photo of each card), their difference maps and own cells."""
+
+    def __init__(self, names: Sequence[str], photos: Sequence[Sequence[np.ndarray]], coarse: np.ndarray,
+                 card_mm: tuple[float, float], px_per_mm: float):
+        self.names = list(names)
+        self.grid = features.fine_grid(card_mm)
+        self.px_per_mm = px_per_mm
+        n = len(self.names)
+        # refs[i]: (photos * shifts, rows, cols, 3); the unshifted first photo is refs[i][centre].
+        self.refs = [np.concatenate([features.fine_shifted(p, self.grid, px_per_mm) for p in card_photos])
+                     for card_photos in photos]
+        self._centre = len(features.SHIFTS_MM) ** 2 // 2
+        flats = [r.reshape(len(r), -1) for r in self.refs]
+        self._flat = [(f, (f * f).sum(axis=1)) for f in flats]
+        self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
+        self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
+        # A card's own cells: where it differs from every look-alike (its title, its numbers, its own art).
+        self.own = []
+        for i in range(n):
+            own = np.ones((self.grid[1], self.grid[0]), np.float32)
+            for j in self.look_alikes[i]:
+                own = np.minimum(own, self.difference(i, j))
+            self.own.append(own)
+
+    def _align(self, i: int, j: int) -> tuple[np.ndarray, int]:
+        """Cards ``i`` and ``j`` compared at their best alignment (``j``'s photos, shifts and either way up
+        against ``i``'s first photo, as either may have been enrolled upside down): the cells where they
+        differ (0..1: capped squared distance / TAU) and whether ``j`` is turned half a turn from ``i``."""
+        if (i, j) not in self.diff:
+            a = self.refs[i][self._centre]
+            best = None
+            for half in (0, 1):
+                b = self._turn(self.refs[j], half)
+                d = np.minimum(((b - a) ** 2).sum(axis=-1), TAU)
+                k = int(np.argmin(d.sum(axis=(1, 2))))
+                if best is None or d[k].sum() < best[0].sum():
+                    best = (d[k], half)
+            self.diff[i, j] = (best[0] / TAU, best[1])
+        return self.diff[i, j]
+
+    def difference(self, i: int, j: int) -> np.ndarray:
+        """The cells where cards ``i`` and ``j`` differ, in ``i``'s frame (0..1)."""
+        return self._align(i, j)[0]
+
+    @staticmethod
+    def _turn(refs: np.ndarray, half: int) -> np.ndarray:
+        return refs[:, ::-1, ::-1] if half else refs
+
+    def distance(self, query: np.ndarray, i: int, half: int = 0) -> np.ndarray:
+        """(rows, cols): the query's capped squared distance to card ``i`` (turned half a turn when
+        ``half``) per cell, at its best photo and shift (the one nearest overall: |r|² - 2 r.q, one
+        product for all), / TAU."""
+        flat, sq = self._flat[i]
+        if half:
+            query = query[::-1, ::-1]
+        k = int(np.argmin(sq - 2 * (flat @ query.ravel())))
+        d = np.minimum(((self.refs[i][k] - query) ** 2).sum(axis=-1), TAU) / TAU
+        return d[::-1, ::-1] if half else d
+
+    def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray) -> tuple[int | None, float, float]:
+        """(the nearest card, None when no card is near; its fit; its least evidence against another
+        candidate) for the upright card image ``card``, given each enrolled card's coarse score and best turn
+        (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted."""
+        top = float(coarse.max()) if coarse.size else 0.0
+        candidates = [int(i) for i in np.argsort(coarse)[::-1][:MAX_CANDIDATES]
+                      if coarse[i] >= max(CANDIDATE, top - CANDIDATE_GAP)]
+        if not candidates:
+            return None, 1.0, -1.0
+        queries: dict[int, np.ndarray] = {}
+        for i in candidates:
+            t = int(turns[i])
+            if t not in queries:
+                queries[t] = features.fine(_turned(card, t), self.grid)
+        # A tournament over the cells where each two candidates differ: the nearer one stays.
+        best = candidates[0]
+        query = queries[int(turns[best])]  # in the frame of the best candidate's first photo
+        d_best = self.distance(query, best)
+        for other in candidates[1:]:
+            if self.evidence(query, best, d_best, other) < 0:
+                best = other
+                query = queries[int(turns[best])]
+                d_best = self.distance(query, best)
+        least = min((self.evidence(query, best, d_best, other) for other in candidates if other != best), default=1.0)
+        return best, self.fit(query, best, d_best), least
+
+    def evidence(self, query: np.ndarray, best: int, d_best: np.ndarray, other: int) -> float:
+        """How much nearer the query (in ``best``'s frame, ``d_best`` its distance map to it) lies to
+        ``best`` than to ``other`` over the cells where the two differ: 1 when it is ``best`` exactly, -1
+        when it is ``other``; two enrolled cards that do not differ at all give -1 (they cannot be told)."""
+        w, half = self._align(best, other)
+        total = float((w * w).sum())
+        if total <= 1e-6:
+            return -1.0
+        return float((w * (self.distance(query, other, half) - d_best)).sum()) / total
+
+    def fit(self, query: np.ndarray, i: int, d: np.ndarray) -> float:
+        """How far the query (in card ``i``'s frame; ``d`` its distance map to ``i``) lies from card ``i``
+        where ``i``'s family differs, as a fraction of ``FIT_MAX``: the larger of its weighted mean distance
+        over ``i``'s own cells (where ``i`` differs from every look-alike) and over the query's own cells
+        (where the query differs from every look-alike of ``i``): a card of the family never enrolled has
+        a title, numbers and art of its own, which ``i`` does not have. A card without look-alikes: the mean
+        over all its cells, against ``FIT_ALONE``."""
+        if not self.look_alikes[i]:
+            return float(d.mean()) / FIT_ALONE
+        own = self.own[i]
+        mine = float((own * d).sum()) / max(float(own.sum()), 1e-6)
+        theirs = np.full(d.shape, 1.0, np.float32)
+        for j in self.look_alikes[i]:
+            theirs = np.minimum(theirs, self.distance(query, j, self._align(i, j)[1]))
+        return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+
+
+def _turned(card: np.ndarray, turn: int) -> np.ndarray:
+    """The card image under ``turn`` (as ``features.turns`` orders them), resized to the card's own shape."""
+    if turn == 0:
+        return card
+    if turn == 1:
+        return card[::-1, ::-1]
+    # ``features.turns`` turns the reference by a quarter (turn 2) or three (turn 3): the query goes back.
+    turned = np.ascontiguousarray(np.rot90(card, 3 if turn == 2 else 1))
+    return cv2.resize(turned, (card.shape[1], card.shape[0]), interpolation=cv2.INTER_LINEAR)
