@@ -20,6 +20,7 @@ import numpy as np
 
 from assistant.records import RecordError, read_json
 from assistant.records.alchimiste import read_endgame
+from assistant.referee_doubt import decides, most_in_reserve, possible_counts, values_text
 
 LAYOUT = "alchimiste"
 TRAY = "reserve-{colour}"
@@ -54,7 +55,8 @@ def endgame(args) -> tuple[list, Any]:
     if not isinstance(data, dict):
         raise RecordError(f"{args.endgame}: expected an object with players")
     players, _ = read_endgame({**data, "reserve": data.get("reserve", {})}, args.endgame)
-    counts, origin = photo_counts(args.photo, by_hand(args.count), args.annotate, args.calibration, args.layout)
+    counts, origin = photo_counts(args.photo, by_hand(args.count), args.annotate, args.calibration, args.layout,
+                                  players)
     print(f"reserve from {args.photo}: " + ", ".join(f"{c} {n}" + (" (by hand)" if origin[c] == "by hand" else "")
                                                       for c, n in counts.items()), file=sys.stderr)
     _, reserve = read_endgame({"players": data["players"], "reserve": counts}, f"{args.photo} (reserve)")
@@ -72,8 +74,9 @@ def by_hand(items: list[str]) -> dict[str, int]:
 
 
 def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = None, calibration: str | None = None,
-                 layout_name: str = LAYOUT) -> tuple[dict[str, int], dict[str, str]]:
-    """(count per colour, where each came from: ``photo`` or ``by hand``). Raises UncountedTray."""
+                 layout_name: str = LAYOUT, players=None) -> tuple[dict[str, int], dict[str, str]]:
+    """(count per colour, where each came from: ``photo`` or ``by hand``). Raises UncountedTray, naming for
+    each tray in doubt the counts it may hold and, given the ``players``, the results that hang on it."""
     from calibration.layout import load_layout
     from calibration.store import load_calibration
     from vision.image import load_frame
@@ -93,24 +96,45 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
                             f"them in ENDGAME.json", tuple(c for c in colours if c not in hand))
     counts: dict[str, int] = {}
     origin: dict[str, str] = {}
-    doubtful: list[str] = []
+    doubtful: dict[str, tuple[str, list[int]]] = {}  # colour: (why, the counts it may hold)
     for colour in colours:
         tray = reading.counts.get(TRAY.format(colour=colour))
         if colour in hand:
             counts[colour], origin[colour] = hand[colour], "by hand"
         elif tray is None or tray.count is None or low_confidence(tray):
-            why = ("not in the layout" if tray is None else "hidden" if tray.count is None
+            why = ("not in the layout" if tray is None else _unread(tray.reason) if tray.count is None
                    else f"unsure: {tray.count}? (confidence {tray.confidence:.2f})")
-            doubtful.append(f"{colour} ({why})")
+            most = most_in_reserve(players, colour) if players else 40
+            doubtful[colour] = (why, possible_counts(None if tray is None else tray.count,
+                                                     0.0 if tray is None else tray.pieces_area, tray is None, most))
         else:
             counts[colour], origin[colour] = int(tray.count), "photo"
     if annotate_to:
-        _annotate(frame, layout, reading, counts, origin, doubtful, annotate_to)
+        _annotate(frame, layout, reading, counts, origin, list(doubtful), annotate_to)
     if doubtful:
-        raise UncountedTray(f"{photo}: cannot count with confidence the tray of {', '.join(doubtful)}: count "
-                            f"{'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N",
-                            tuple(d.split(" ", 1)[0] for d in doubtful))
+        raise UncountedTray(f"{photo}: cannot count with confidence the tray of "
+                            + "; ".join(_doubt(colour, why, values, counts, doubtful, players)
+                                        for colour, (why, values) in doubtful.items())
+                            + f"; count {'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N",
+                            tuple(doubtful))
     return counts, origin
+
+
+def _unread(reason: str | None) -> str:
+    """Why a tray has no count: its pile to spread, or hidden (by what)."""
+    if reason and reason.startswith("spread"):
+        return reason
+    return f"hidden: {reason}" if reason else "hidden"
+
+
+def _doubt(colour: str, why: str, values: list[int], counts: dict[str, int], doubtful, players) -> str:
+    """"grey (unsure: 8?) 7 or 8: decides first place between Abigail and Merlin"."""
+    text = f"{colour} ({why}) {values_text(values)}"
+    if not players:
+        return text
+    # the other trays in doubt at their middle value (each tray's stake is named on its own)
+    rest = {**counts, **{c: v[len(v) // 2] for c, (_, v) in doubtful.items() if c != colour}}
+    return f"{text}: {decides(players, rest, colour, values)}"
 
 
 def _annotate(frame: np.ndarray, layout, reading, counts: dict[str, int], origin: dict[str, str],
@@ -118,9 +142,17 @@ def _annotate(frame: np.ndarray, layout, reading, counts: dict[str, int], origin
     from vision.annotate import annotate
 
     picture = annotate(frame, layout, reading)
-    missing = {d.split(" ", 1)[0] for d in doubtful}
+    missing = set(doubtful)
     for colour in layout.game.get("colours", ()):
         zone = layout.zone(TRAY.format(colour=colour))
+        tray = reading.counts.get(zone.id)
+        if tray is not None and tray.cubes and colour not in missing:
+            # each cube counted, numbered, so that the referee checks the count by eye
+            at = cv2.perspectiveTransform(np.array([tray.cubes], np.float64), reading.homography)[0]
+            for k, (x, y) in enumerate(at, 1):
+                cv2.circle(picture, (int(x), int(y)), 5, (255, 255, 255), 2, cv2.LINE_AA)
+                cv2.putText(picture, str(k), (int(x) - 4, int(y) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1,
+                            cv2.LINE_AA)
         left, top, _, _ = zone.bounds
         corner = cv2.perspectiveTransform(np.array([[[left + 2, top + 2]]], np.float64), reading.homography)[0, 0]
         if colour in missing:

@@ -226,14 +226,15 @@ class BoardReader:
             return {}
         crops = self.base._count_crops(frame, location)
         gains = self.base.tray_gains(canonical, location)
+        foot = self.base._foot(frame, location)
         out = {}
         for i, zid in enumerate(g.count_ids):
             x0, y0, x1, y1 = self.layout.zone(zid).bounds
             if cover.get(zid, 0.0) * (x1 - x0) * (y1 - y0) >= 64.0:  # a quarter of a cube's top under the hand
-                out[zid] = CountReading(None, 0.0)
+                out[zid] = CountReading(None, 0.0, reason="a hand over the tray")
                 continue
-            out[zid] = self.base._count(i, cv2.transform(crops[i], np.diag(gains[i].astype(np.float32))))
-        return out
+            out[zid] = self.base._count(i, cv2.transform(crops[i], np.diag(gains[i].astype(np.float32))), foot)
+        return self.base._unstacked(out)
 
 
 def colour_distance(lab: np.ndarray, piece_lab) -> float:

@@ -51,6 +51,7 @@ from vision.colour import ColourModel
 from vision.masks import holes_filled
 from vision.pieces import NEAR_CAMERA
 from vision.reading import CountReading
+from vision.stacked import side_runs
 
 TOP_FRACTION = 0.9  # area estimate: a pixel at least this bright (of the top's mode) is top
 TOP_FLOOR = 0.7  # squares: a pixel's "topness" rises from 0 at this brightness to 1 at the top's mode
@@ -323,8 +324,11 @@ def pieces_by_label(norm: np.ndarray, zone_labels, model: ColourModel, labels: l
 
 
 def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
-                 px_per_mm: float) -> dict[str, tuple[int, float]]:
-    """Per label: (pieces counted one by one, the area estimate in pieces) in a normalised crop."""
+                 px_per_mm: float, foot: np.ndarray | None = None
+                 ) -> dict[str, tuple[int, float, list[tuple[int, int]], list[int]]]:
+    """Per label: (pieces counted one by one, the area estimate in pieces, each piece's centre (row, col) in
+    the crop, the length of the side seen past each piece's top towards ``foot``, the camera's foot in crop
+    px (``vision.stacked``; none without it)) in a normalised crop."""
     norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
     codes, luma = table.take(classify.index(norm)), luma_of(norm)  # (once for all the zone's labels)
     out = {}
@@ -334,7 +338,7 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         piece_px = piece_area_px(model, label, px_per_mm)
         tops = _lit_tops(codes, luma, labels.index(label), model.prototypes_bgr[label], piece_px)
         if tops is None:
-            out[label] = (0, 0.0)
+            out[label] = (0, 0.0, [], [])
             continue
         v, mine = tops
         topness = v - TOP_FLOOR  # (then in place: a crop-sized array made once, not four times)
@@ -342,24 +346,31 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         np.clip(topness, 0, 1, out=topness)
         topness *= mine
         side = round(math.sqrt(piece_px)) | 1
-        n = len(peel(topness, side, max(1, round(RING_MM * px_per_mm))))
+        centres = peel(topness, side, max(1, round(RING_MM * px_per_mm)))
         # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
         area = float(np.count_nonzero(mine & (v >= TOP_FRACTION)))
-        out[label] = (n, float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)))
+        runs = [] if foot is None else side_runs(v, mine, mine & (v >= TOP_FRACTION), centres, side / 2, foot)
+        out[label] = (len(centres), float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
+                      centres, runs)
     return out
 
 
 def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
-               px_per_mm: float):
+               px_per_mm: float, foot: np.ndarray | None = None):
     """The reading of one count zone from its normalised crop (uint8 BGR at ``px_per_mm``); ``table``:
-    the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``)."""
-    found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm)
-    by_label = {label: n for label, (n, _) in found.items()}
+    the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``);
+    ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``)."""
+    found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot)
+    by_label = {label: n for label, (n, _, _, _) in found.items()}
     total = sum(by_label.values())
-    off = max((abs(n - u) for n, u in found.values()), default=0.0)
-    area = float(sum(u for _, u in found.values()))
+    off = max((abs(n - u) for n, u, _, _ in found.values()), default=0.0)
+    area = float(sum(u for _, u, _, _ in found.values()))
     allowed = max(DISAGREE, DISAGREE_SHARE * total)
     if off > allowed:
-        return CountReading(None, 0.0, {}, area)
+        return CountReading(None, 0.0, {}, area, reason=f"spread the {' and '.join(found) or 'pieces'} pile: its "
+                                                        f"cubes cannot be told apart (one on another?)")
+    cubes = tuple((float(c), float(r)) for _, _, centres, _ in found.values() for r, c in centres)
+    runs = tuple(r for *_, label_runs in found.values() for r in label_runs)
     # (against the same allowance: a big pile at the edge of it is as sure as a small one at the edge of its own)
-    return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area)
+    return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area, cubes=cubes,
+                        sides=runs)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -24,7 +25,7 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import Calibration, LensModel
-from vision import classify, robust
+from vision import classify, robust, stacked
 from vision.colour import ColourModel, bgr_to_lab
 from vision.count import count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
@@ -55,6 +56,8 @@ SKIN_SPREAD_MIN = 1.5  # (Lab a* units)
 LIT_SKIN_MM = 20.0  # pale skin raised towards the lamp: a patch this wide of cells that pass for the board, ...
 LIT_SKIN_REDDER = 2.0  # ... on average this much redder than the free board's such patches (Lab a*), ...
 LIT_SKIN_LIGHT = 1.05  # ... each cell this much brighter than the board
+TINT_NOISE = 0.03  # the board around a tray off its colour by less than this (log units): the light's own colour
+TINT_MAX = 0.35  # (log units: a tray's light is not further off the board's than a warm lamp's from daylight)
 
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 0.5)  # log of a uint8 level, looked up
@@ -297,24 +300,28 @@ class Reader:
         beyond = functools.cache(lambda: self._beyond_pieces(board, hands))  # (once a frame, if ever asked)
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
             shadow = fit_hand_shadow(hands, light, board, g.grid_mm)
+        foot = self._foot(frame, location) if g.count_ids else None
+        if g.count_ids:
+            gain_count = gain_count * self._tray_tints(grid_norm, board)
         for i, zid in enumerate(g.count_ids):
             # A cube under a finger is a cube missed: no count, not a wrong one. (A piece is counted while half
             # its top shows: a few mask cells spilt from the hand beside the tray hide none.)
             if cover[len(g.slot_ids) + i] * self._tray_cells_mm2[i] >= TRAY_HIDDEN_MM2:
-                counts[zid] = CountReading(None, 0.0)
+                counts[zid] = CountReading(None, 0.0, reason="a hand over the tray")
                 continue
             norm = cv2.transform(crops[i], np.diag(gain_count[i].astype(np.float32)))
             crossed = shadow is not None and float(shadow.light[self._tray_cells[i]].min()) < SHADE_CROSSES
             if crossed or self._tray_shadowed(i, light, board, hands, beyond):
                 # A hand's shadow across the tray: read it in the light the fitted shadow leaves there, if
                 # that shadow accounts for the board's darkness around it; else wait for it to pass.
-                found = [self._count(i, relit) for relit in self._out_of_shadow(i, norm, shadow, light, board)]
+                found = [self._count(i, relit, foot) for relit in self._out_of_shadow(i, norm, shadow, light, board)]
                 # A count that changes when the shadow moves a little has a side on the shadow's edge lit
                 # as a top (or a top left dark): wait.
                 same = bool(found) and all(f.count == found[0].count for f in found)
-                counts[zid] = found[0] if same else CountReading(None, 0.0)
+                counts[zid] = found[0] if same else CountReading(None, 0.0, reason="a shadow across the tray")
                 continue
-            counts[zid] = self._count(i, norm)
+            counts[zid] = self._count(i, norm, foot)
+        counts = self._unstacked(counts)
         if self.cards:
             zones.update(self.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
@@ -417,10 +424,54 @@ class Reader:
         ring = self._tray_rings[i]
         return ring[board.take(ring)]
 
-    def _count(self, i: int, norm: np.ndarray) -> CountReading:
-        """Count zone ``i`` read from its normalised crop."""
-        return count_zone(norm, self._count_labels[i], self.model, self.labels,
-                          self.count_tables[self._count_set[i]], COUNT_PX_PER_MM)
+    def _tray_tints(self, grid_norm: np.ndarray, board: np.ndarray) -> np.ndarray:
+        """Per count zone, the colour correction (per channel, brightness kept) that brings the free board
+        around it, as normalised, to the board's colour: the light field has one colour over the board, and
+        under mixed light (a warm lamp on one side, daylight on the other) a tray's colours are off by the
+        light's colour there. Where the ring's board is within ``TINT_NOISE`` of its colour (JPEG's noise on
+        the ring's median), or too little of it is seen, 1."""
+        ref = self.model.background_bgr * 255.0
+        out = np.ones((len(self._tray_rings), 3))
+        for i, ring in enumerate(self._tray_rings):
+            seen = ring[board.take(ring)]
+            if len(seen) < 8:
+                continue
+            log_ratio = np.log(ref) - np.log(np.maximum(np.median(grid_norm.take(seen, axis=0), axis=0), 1.0))
+            log_ratio -= log_ratio.mean()
+            if np.abs(log_ratio).max() >= TINT_NOISE:
+                out[i] = np.exp(np.clip(log_ratio, -TINT_MAX, TINT_MAX))
+        return out
+
+    def _foot(self, frame: np.ndarray, location: Location) -> np.ndarray:
+        """The board point (mm) under the camera: where the frame's centre looks, its principal point (the
+        sides of the cubes seen face it)."""
+        h, w = frame.shape[:2]
+        centre = np.array([[[w / 2, h / 2]]], np.float64)
+        return cv2.perspectiveTransform(centre, np.linalg.inv(location.homography))[0, 0]
+
+    def _unstacked(self, counts: dict[str, CountReading]) -> dict[str, CountReading]:
+        """The counts with a cube on another (a side as long as two layers' among its cubes) taken back."""
+        layer = stacked.one_layer([list(c.sides) for c in counts.values()])
+        out = {}
+        for zid, c in counts.items():
+            if c.count is not None and stacked.stacked(list(c.sides), layer):
+                labels = list(c.by_label) or ["pieces"]
+                c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: a "
+                                                                      f"cube seems to lie on another", sides=c.sides)
+            out[zid] = c
+        return out
+
+    def _count(self, i: int, norm: np.ndarray, foot: np.ndarray | None = None) -> CountReading:
+        """Count zone ``i`` read from its normalised crop (its cubes' places from crop pixels to board mm);
+        ``foot``: the camera's foot on the board (mm), to tell a cube on another by its side."""
+        x0, y0 = self.geometry.count_rects_mm[i][:2]
+        s = COUNT_PX_PER_MM
+        at = None if foot is None else (foot - (x0, y0)) * s - 0.5
+        found = count_zone(norm, self._count_labels[i], self.model, self.labels,
+                           self.count_tables[self._count_set[i]], COUNT_PX_PER_MM, at)
+        if not found.cubes:
+            return found
+        return replace(found, cubes=tuple((x0 + (c + 0.5) / s, y0 + (r + 0.5) / s) for c, r in found.cubes))
 
     def _out_of_shadow(self, i: int, norm: np.ndarray, shadow: HandShadow | None, light: np.ndarray,
                        board: np.ndarray) -> list[np.ndarray]:

@@ -23,6 +23,9 @@ class CountReading:
     confidence: float
     by_label: dict[str, int] = field(default_factory=dict)
     pieces_area: float = 0.0  # total lit top-face area, in pieces (before rounding)
+    reason: str | None = None  # why there is no count (``count`` None): what the players should do
+    cubes: tuple[tuple[float, float], ...] = ()  # where each cube counted lies, board mm (for the picture)
+    sides: tuple[int, ...] = ()  # the side seen past each cube's top, px (vision.stacked)
 
 
 @dataclass
@@ -41,6 +44,8 @@ class Reading:
         counts = {}
         for zid, c in self.counts.items():
             entry: dict[str, Any] = {"count": c.count, "confidence": round(c.confidence, 3)}
+            if c.count is None and c.reason:
+                entry["reason"] = c.reason
             if len(c.by_label) > 1:
                 entry["by_label"] = dict(c.by_label)
             counts[zid] = entry

