@@ -89,7 +89,7 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
     if unknown:
         raise RecordError(f"--count {unknown[0]}: not a colour of the reserve ({', '.join(colours)})")
     frame = load_frame(photo)
-    reader = Reader(layout, load_calibration(calibration, layout.name) if calibration else None)
+    reader = Reader(layout, load_calibration(calibration, layout.name) if calibration else None, spread_stacked=True)
     reading = reader.read(frame)
     if not reading.board_found:
         raise UncountedTray(f"{photo}: the table's markers are not in the photo; count the trays by hand and type "

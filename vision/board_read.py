@@ -234,7 +234,7 @@ class BoardReader:
                 out[zid] = CountReading(None, 0.0, reason="a hand over the tray")
                 continue
             out[zid] = self.base._count(i, cv2.transform(crops[i], np.diag(gains[i].astype(np.float32))), foot)
-        return self.base._unstacked(out)
+        return self.base._unstacked(out) if self.base.spread_stacked else out
 
 
 def colour_distance(lab: np.ndarray, piece_lab) -> float:

@@ -107,7 +107,7 @@ def table_calibration(layout: Layout, c: Conditions, style: PileStyle, light: st
 def calibrated_reader(layout: Layout, c: Conditions, style: PileStyle, light: str, rng: np.random.Generator
                       ) -> Reader | None:
     calibration = table_calibration(layout, c, style, light, rng)
-    return None if calibration is None else Reader(layout, calibration)
+    return None if calibration is None else Reader(layout, calibration, spread_stacked=True)  # as the referee reads
 
 
 def evaluate(seed: int, tables: int, frames: int, lights=LIGHTS, stacked: float = 0.3,

@@ -68,10 +68,15 @@ class Reader:
     model, and what is precomputed from the layout (geometry, lookup tables)."""
 
     def __init__(self, layout: Layout, calibration: Calibration | None = None, px_per_mm: float | None = None,
-                 recheck_every: int = 30, cards=None):
+                 recheck_every: int = 30, cards=None, spread_stacked: bool = False):
+        """``spread_stacked``: answer a tray where a cube seems to lie on another with no count and "spread the
+        pile" (``vision.stacked``). The referee's photo asks it: a tray in doubt is counted by hand there. The
+        live loop does not: the test still takes some single-layer piles for stacked, and a tray left uncounted
+        there stops the game from committing."""
         from vision.cards.zones import CardZones  # ``cards``: a CardLibrary or {set name: CardSet}
 
         self.layout = layout
+        self.spread_stacked = spread_stacked
         board = None if calibration is None else calibration.board
         if board is not None:  # read against the enrolled board, at its resolution (vision.board_read)
             px_per_mm = board.px_per_mm
@@ -321,7 +326,8 @@ class Reader:
                 counts[zid] = found[0] if same else CountReading(None, 0.0, reason="a shadow across the tray")
                 continue
             counts[zid] = self._count(i, norm, foot)
-        counts = self._unstacked(counts)
+        if self.spread_stacked:
+            counts = self._unstacked(counts)
         if self.cards:
             zones.update(self.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
