@@ -65,7 +65,6 @@ class BoardReader:
         self.slot_ids = g.slot_ids
         self.owner = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
         self._owner_flat = self.owner.ravel()
-        self._slot_area_px = np.bincount(self._owner_flat[self._owner_flat >= 0], minlength=len(self.slot_ids))
         self._mm2_per_px = 1.0 / g.px_per_mm ** 2
         self._zone_cells = _zone_cells(layout, g)
         rows, cols = g.grid_shape

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import json
 import socket
+import string
 import threading
 from importlib import resources
 from typing import Any
@@ -41,6 +43,9 @@ from hardware.buttons import Command
 
 PAGES = {"/": "live.html", "/game": "game.html", "/setup": "setup.html", "/referee": "referee.html",
          "/player": "player.html"}
+# Each page's name in the navigation and its title (the page file holds only its <main>; templates/shell.html the rest).
+PAGE_NAMES = {"/": ("Live", "Live view"), "/game": ("Game", "Game"), "/setup": ("Set-up", "Set-up"),
+              "/referee": ("Referee", "Referee"), "/player": ("Player", "Player")}
 MAX_UPLOAD = 16 * 1024 * 1024
 KEEP_ALIVE_S = 15.0
 BOUNDARY = "picture"
@@ -63,6 +68,16 @@ def _template(name: str) -> str:
     return (resources.files("assistant.web") / "templates" / name).read_text(encoding="utf-8")
 
 
+@functools.cache
+def _page_html(path: str) -> str:
+    """The whole page at ``path``: the shell (head, navigation, scripts) around the page's own <main>."""
+    nav = "".join(f'<a href="{p}" class="here" aria-current="page">{label}</a>' if p == path
+                  else f'<a href="{p}">{label}</a>' for p, (label, _) in PAGE_NAMES.items())
+    name = PAGES[path]
+    return string.Template(_template("shell.html")).substitute(
+        title=PAGE_NAMES[path][1], nav=nav, main=_template(name), script=name.removesuffix(".html"))
+
+
 class App:
     """The routes over one hub."""
 
@@ -77,8 +92,8 @@ class App:
     def make(self) -> web.Application:
         app = web.Application(client_max_size=MAX_UPLOAD)
         r = app.router
-        for path, name in PAGES.items():
-            r.add_get(path, self._page(name))
+        for path in PAGES:
+            r.add_get(path, self._page(path))
         r.add_static("/static", str(resources.files("assistant.web") / "static"))
         r.add_get("/events", self.events)
         r.add_get("/live.jpg", self.live_jpg)
@@ -164,9 +179,9 @@ class App:
 
     # -- pages and pushes ------------------------------------------------------------------------------
 
-    def _page(self, name: str):
+    def _page(self, path: str):
         async def page(request: web.Request) -> web.Response:
-            return web.Response(text=_template(name), content_type="text/html",
+            return web.Response(text=_page_html(path), content_type="text/html",
                                 headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
                                          "Referrer-Policy": "no-referrer",
                                          "Content-Security-Policy": "default-src 'self'; img-src 'self' data: "
