@@ -149,8 +149,14 @@ def board(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     reading, picture = _reread(seen, layout, calibration)
     h, w = image.image.shape[:2]
     again = base is not None and bool(base.colours) and not base.pieces
+    places = [z.id for z in layout.zones if z.kind == "slot"]
+    # The empty board read again with itself: every piece place should read empty; any other is named.
+    labels = {z: reading["zones"].get(z, {}).get("label", "unknown") for z in places}
     return {"step": "board", "layout": layout.name, "stored": str(path), "size": [w, h],
             "px_per_mm": image.px_per_mm, "colours_again": again, "board_found": reading["board_found"],
+            "learnt": data_url(image.image, 640), "places": len(places),
+            "empty": sum(label == "empty" for label in labels.values()),
+            "not_empty": {z: label for z, label in labels.items() if label != "empty"},
             "picture": picture}
 
 

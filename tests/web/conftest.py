@@ -10,6 +10,7 @@ import pytest
 LIVE = Path(__file__).parent.parent / "live"
 SETUPS = {"chaudron": {"players": 2},
           "alchimiste": {"players": [{"name": "Abigail", "seal": "red"}, {"name": "Merlin", "seal": "white"}]}}
+BOARD_SEED = 4301  # the illustrated board of the wizard's test (any seed: the test checks the wizard, not the reader)
 
 
 class Table:
@@ -139,3 +140,42 @@ def still_table(calibration_frames, tmp_path):
     yield make
     for table in made:
         table.close()
+
+
+@pytest.fixture(scope="session")
+def board_frames(request):
+    """An illustrated Chaudron board as one camera sees it, empty then with the pieces set out as its
+    calibration table says (BGR), rendered once into pytest's cache folder (PNG: the same frames every run)."""
+    import cv2
+    import numpy as np
+
+    from calibration.layout import load_layout
+    from vision.render import empty_state
+    from vision.render.state import calibration_state
+    from vision.render.table import random_table, table_frame
+
+    folder = request.config.cache.mkdir("web-frames")
+    paths = [folder / f"board-{what}.png" for what in ("empty", "set-out")]
+    frames = [cv2.imread(str(p)) if p.exists() else None for p in paths]
+    if any(f is None for f in frames):
+        layout = load_layout("chaudron")
+        rng = np.random.default_rng(BOARD_SEED)
+        table = random_table(layout, rng, "illustrated")
+        frames = [table_frame(table, layout, rng, table.calibration_lighting, state=state)[0]
+                  for state in (empty_state(layout), calibration_state(layout))]
+        for path, frame in zip(paths, frames, strict=True):
+            cv2.imwrite(str(path), frame)
+    return frames
+
+
+@pytest.fixture
+def board_table(board_frames, tmp_path):
+    """A Chaudron table whose camera shows the empty board (frame 0); ``feed(1)``: the pieces set out."""
+    from assistant.live.boards import Boards
+    from calibration.layout import load_layout
+
+    table = Table("chaudron", board_frames, Boards.single(load_layout("chaudron")), SETUPS["chaudron"],
+                  tmp_path / "board")
+    table.feed(0)
+    yield table
+    table.close()

@@ -154,17 +154,39 @@ def test_game_buttons_and_two_players_over_a_recorded_session(alchemists_table, 
         context.close()
 
 
-def test_set_up_wizard_end_to_end(still_table, browser, alchemists_table):
-    table = still_table("chaudron", "chaudron")
+def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
+    table = board_table  # the camera shows the empty board
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
     page.goto(table.url + "setup")
     assert page.is_hidden("#steps")  # nothing of the set-up without the PIN
     unlock(page, table.hub.pin)
     page.select_option("#layout", "chaudron")
+
+    # the empty board enrolled (as 'calibrate board'): the board as learnt, then the live frame read with it
+    page.click("#enrol-board")
+    page.wait_for_selector("#board-result :text('Empty board enrolled')", timeout=WAIT_MS)
+    result = page.text_content("#board-result")
+    assert "Read again with it: 36 of 36 piece places empty." in result
+    learnt, reread = page.locator("#board-result img").all()
+    assert learnt.get_attribute("alt").startswith("Empty board enrolled")
+    assert reread.get_attribute("alt") == "the live frame read again with it"
+    for picture in (learnt, reread):
+        assert picture.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    stored = json.loads(table.hub.calibration_path.read_text())
+    assert stored["layout"] == "chaudron" and stored["board"]["png"] and "pieces" not in stored
+    shoot(page, "setup-board")
+
+    # the pieces set out as the guide draws them; their colours learnt against the enrolled board
+    table.feed(1)
+    page.click("#refresh-guide")
+    page.wait_for_function("document.getElementById('guide').complete && "
+                           "document.getElementById('guide').naturalWidth > 0", timeout=WAIT_MS)
     page.click("#learn")
     page.wait_for_selector("#colours-result :text('colours learnt')", timeout=WAIT_MS)
     page.wait_for_selector("#colours-result img", timeout=WAIT_MS)
+    stored = json.loads(table.hub.calibration_path.read_text())
+    assert stored["board"]["png"] and stored["pieces"]  # the pieces learnt against the board
 
     page.wait_for_function("document.getElementById('corners-frame').naturalWidth > 0", timeout=WAIT_MS)
     reading = table.pipeline.boards.last[0]
@@ -182,9 +204,10 @@ def test_set_up_wizard_end_to_end(still_table, browser, alchemists_table):
     page.wait_for_selector("#use-result :text('now reads with')", timeout=WAIT_MS)
     table.pump()  # the loop takes the new calibration at its next frame
     stored = json.loads(table.hub.calibration_path.read_text())
-    assert stored["layout"] == "chaudron" and stored["colours"] and len(stored["corners"]) == 4
+    assert stored["colours"] and len(stored["corners"]) == 4 and stored["board"]
     reader = table.pipeline.boards.boards[0].reader  # the loop reads with what the wizard stored
     assert reader.model.source == "calibration" and reader.locator.corners_px is not None
+    assert reader.board_reader is not None  # ... against the enrolled board
     shoot(page, "setup")
 
     # a card enrolled from the card place it lies in, then read again with it

@@ -5,13 +5,19 @@ let layouts = [], points = [];
 
 function layout() { return layouts.find((l) => l.name === $("layout").value); }
 
-function shown(box, r, lines) {
-  box.replaceChildren(...lines.map((t) => table.el("p", {className: "message ok", textContent: t})),
-    ...(r.picture ? [table.el("img", {className: "live", src: r.picture, alt: "the live frame read again with it"})] : []));
+function shown(box, r, lines, learnt) {
+  const picture = (src, alt) => table.el("img", {className: "live", src, alt});
+  box.replaceChildren(...(learnt ? [table.el("p", {className: "message ok", textContent: learnt[1]}), picture(...learnt)] : []),
+    ...lines.map((t) => table.el("p", {className: "message ok", textContent: t})),
+    ...(r.picture ? [picture(r.picture, "the live frame read again with it")] : []));
 }
 
-async function step(name, body, box, describe) {
-  try { const r = await table.post(`/api/setup/${name}`, {layout: $("layout").value, ...body}); shown(box, r, describe(r)); return r; }
+async function step(name, body, box, describe, learnt) {
+  box.replaceChildren(table.el("p", {className: "message", textContent: "working…"}));
+  try {
+    const r = await table.post(`/api/setup/${name}`, {layout: $("layout").value, ...body});
+    shown(box, r, describe(r), learnt && learnt(r)); return r;
+  }
   catch (e) { box.replaceChildren(table.el("p", {className: "message error", textContent: e.message})); }
 }
 
@@ -43,9 +49,13 @@ async function start(unlocked) {
 
 $("layout").onchange = choose;
 $("refresh-guide").onclick = choose;
-$("enrol-board").onclick = () => step("board", {}, $("board-result"), (r) =>
-  [`Empty board enrolled (${r.size[0]} x ${r.size[1]} px); stored in ${r.stored}.`,
-   r.colours_again ? "The colours were learnt without this board: learn them again (next step)." : "Read again with it:"]);
+$("enrol-board").onclick = () => step("board", {}, $("board-result"), (r) => {
+  const others = Object.entries(r.not_empty).map(([z, label]) => `${z} ${label}`).join(", ");
+  return [...(r.colours_again ? ["The colours were learnt without this board: learn them again (next step)."] : []),
+    `Read again with it: ${r.empty} of ${r.places} piece places empty` +
+      (others ? ` (not empty: ${others}; take those pieces off and enrol again)` : ".")];
+}, (r) => [r.learnt, `Empty board enrolled (${r.size[0]} x ${r.size[1]} px, ${r.px_per_mm} px/mm), as learnt: ` +
+                     `stored in ${r.stored}.`]);
 $("learn").onclick = () => step("colours", {}, $("colours-result"), (r) =>
   [`${Object.keys(r.learnt).length} colours learnt: ` + Object.entries(r.learnt).map(([k, v]) => `${k} ${v}`).join(", "),
    r.board_found ? "Read again with them:" : "Board not found on the re-read."]);
