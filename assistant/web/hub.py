@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.live.pipeline import FrameResult, Pipeline, Step, describe_screen
+from assistant.web.panels import panel
 from assistant.web.players import PRIVATE_KINDS, Players
 from hardware.buttons import Buttons, Command
 from hardware.display.screens import Message
@@ -71,6 +72,8 @@ class Hub:
         self.screen_size: tuple[tuple[int, int], str] = ((128, 64), "1")
         self.leds: dict[str, list[tuple[int, int, int]]] = {}
         self.state: Any = None
+        self.panel: dict[str, Any] = panel(None, None)   # the game's state panel, made on the loop's thread
+        self.answers: collections.Counter[str] = collections.Counter()  # Alchemists: scan answers per player
         self.private_screen: Any = None     # the screen answering a private scan (hidden on the shared page)
         self.private_who: str | None = None
         self.over = False
@@ -91,6 +94,8 @@ class Hub:
             self.events.clear()
             self.players.reset(pipeline.game)
             self.private_screen = None
+            self.answers.clear()
+            self.panel = panel(pipeline.game, pipeline.mode)
             outputs = pipeline.outputs
             if outputs.display is not None:
                 self.screen_size = (outputs.display.size, outputs.display.mode)
@@ -201,7 +206,7 @@ class Hub:
                            else describe_screen(self.screen)),
                 "leds": {} if private else {g: [list(c) for c in colours] for g, colours in self.leds.items()},
                 "events": list(self.events),
-                "state": self._public_state(),
+                "state": self._public_state(), "panel": self.panel,
                 "over": self.over, "steps": self.steps, "commit_time": self.commit_time,
                 "unlocked": unlocked, "players": self.players.names(),
                 "scanner": self.players.scanner_name(),
@@ -216,6 +221,7 @@ class Hub:
             if self.game == "alchemists" and event.kind in PRIVATE_KINDS:
                 private = True
                 who = self.private_who = self.players.record(event)
+                self.answers[who or "nobody (on the table's display)"] += 1
                 message = (f"{who}: {event.kind}; the answer is on {who}'s page" if who
                            else f"{event.kind}: the answer is on the table's display")
                 self.events.append({"kind": event.kind, "message": message, "legal": None,
@@ -233,6 +239,8 @@ class Hub:
             self.state = step.state
         self.steps += 1
         self.over = self.pipeline is not None and self.pipeline.mode.over
+        if self.pipeline is not None:
+            self.panel = panel(self.game, self.pipeline.mode, self.answers)
         self.commit_time = time.time()
 
     def _public_state(self) -> dict[str, Any]:

@@ -75,9 +75,10 @@ def recorded(rendered):
 
 
 @pytest.fixture(scope="session")
-def alchemists_frames(request):
-    """The live tests' short Alchemists session (a test, a sale chosen with the buttons, the sale), rendered
-    once into pytest's cache folder and reused while its script and renderer stay the same."""
+def recorded_frames(request):
+    """``recorded_frames(game)`` -> (session, Rendered): the live tests' short session of ``game`` (Alchemists:
+    a test, a sale chosen with the buttons, the sale; Alchimiste: two creations, an illegal potion taken back),
+    rendered once into pytest's cache folder and reused while its script and renderer stay the same."""
     import importlib.util
 
     from assistant.sessions import parse_session
@@ -86,9 +87,34 @@ def alchemists_frames(request):
     spec = importlib.util.spec_from_file_location("live_conftest", LIVE / "conftest.py")
     live = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(live)
-    session = parse_session(live.short_session("alchemists"), "short alchemists")
-    folder = request.config.cache.mkdir("web-frames") / "alchemists"
-    return session, render_session(session, folder, workers=2)
+
+    def get(game: str):
+        session = parse_session(live.short_session(game), f"short {game}")
+        folder = request.config.cache.mkdir("web-frames") / game
+        return session, render_session(session, folder, workers=2)
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def alchemists_frames(recorded_frames):
+    return recorded_frames("alchemists")
+
+
+@pytest.fixture
+def recorded_table(recorded_frames, tmp_path):
+    """``recorded_table(game)``: a table over that game's short recorded session."""
+    made: list[Table] = []
+
+    def make(game: str) -> Table:
+        session, rendered = recorded_frames(game)
+        frames, boards, commands = recorded(rendered)
+        made.append(Table(game, frames, boards, session.setup, tmp_path / game, commands))
+        return made[-1]
+
+    yield make
+    for table in made:
+        table.close()
 
 
 @pytest.fixture

@@ -109,6 +109,10 @@ def test_game_buttons_and_two_players_over_a_recorded_session(alchemists_table, 
     assert "fern" not in game.text_content("#events") and "blue-" not in game.text_content("#events")
     assert "fern" not in results(bea) and "nothing scanned yet" in results(bea)
     ada.wait_for_selector("#remaining:has-text('assignments still possible')", timeout=WAIT_MS)
+    # the shared state panel says whose answer it was, never what it was
+    game.wait_for_selector("#panel tr:has-text('Ada') td:text-is('1')", timeout=WAIT_MS)
+    assert "secret until the reveal" in game.text_content("#panel")
+    assert "blue" not in game.text_content("#panel") and "fern" not in game.text_content("#panel")
 
     # the cards taken away; the sale chosen with the page's buttons, as the session's players did with the
     # physical ones
@@ -152,6 +156,34 @@ def test_game_buttons_and_two_players_over_a_recorded_session(alchemists_table, 
     shoot(ada, "player")
     for context in (shared, ada_context, bea_context):
         context.close()
+
+
+def test_state_panel_of_an_alchimiste_game(recorded_table, browser):
+    table = recorded_table("alchimiste")
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(table.url + "game")
+    page.wait_for_selector("#panel :text('waiting for the first reading')", timeout=WAIT_MS)
+    while not any(e["message"].startswith("2 adepts") for e in table.hub.events):  # the set-up is read
+        table.feed(table.next)
+    page.wait_for_selector("#panel tr:has-text('Abigail') >> td:nth-child(3):text-is('0')", timeout=WAIT_MS)
+    assert "Fame tiles in the supply1, 2, 3, 4, 5, 6, 7, 8, 9, 10" in page.text_content("#panel dl")
+    # pushed as it changes: each creation moves its adept's seal on the fame track and fills its cauldron
+    table.feed(len(table.frames) - 1)
+    page.wait_for_selector("#panel tr:has-text('Merlin') >> td:nth-child(3):text-is('3')", timeout=WAIT_MS)
+    rows = page.locator("#panel table:has(caption:text('Fame track')) tbody tr").all_inner_texts()
+    assert [r.split("\t")[:3] for r in rows] == [["Abigail", "purple", "7"], ["Merlin", "black", "3"]]
+    cauldrons = page.locator("#panel table:has(caption:text('Cauldrons')) tbody tr").all_inner_texts()
+    assert "4\tgrey + green\tAbigail: 1 blue, 2 orange, tile 7" in cauldrons
+    assert "10\tyellow + green\tMerlin: 1 grey, 1 blue, tile 3" in cauldrons
+    assert "7\tblue + green\topen" in cauldrons  # the illegal potion was never accepted
+    assert "Fame tiles in the supply1, 2, 4, 5, 6, 8, 9, 10" in page.text_content("#panel dl")
+    assert "school" not in page.text_content("#panel").lower()  # secret until the end
+    shoot(page, "game-alchimiste")
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone scrolled to the panel (the README's picture)
+    page.evaluate("document.getElementById('panel').parentElement.scrollIntoView()")
+    page.screenshot(path=ARTIFACTS / "game-panel-phone.png")
+    context.close()
 
 
 def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):

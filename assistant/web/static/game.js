@@ -16,6 +16,7 @@ function render(s) {
       table.el("span", {className: e.legal === true ? "legal" : e.legal === false ? "illegal" : "",
                         textContent: e.message + (e.legal === true ? " ✔" : e.legal === false ? " ✘ illegal" : "")}))));
     drawStrip(s.leds);
+    drawPanel(s.panel);
     drawState(s.state);
     // When this answer reached the page (the browser test measures the commit-to-page latency with it).
     document.body.dataset.steps = s.steps;
@@ -42,6 +43,18 @@ function drawStrip(leds) {
     {className: "group", title: group},
     ...colours.map((c) => { const led = table.el("span", {className: "led"});
                             led.style.background = `rgb(${c.join(",")})`; return led; }))));
+}
+
+function drawPanel(panel) {
+  const facts = table.el("dl", {}, ...panel.facts.flatMap(([label, value]) =>
+    [table.el("dt", {textContent: label}), table.el("dd", {textContent: value})]));
+  const tables = panel.tables.map((t) => table.el("table", {},
+    table.el("caption", {textContent: t.caption}),
+    table.el("thead", {}, table.el("tr", {}, ...t.head.map((h) => table.el("th", {textContent: h})))),
+    table.el("tbody", {}, ...t.rows.map((row) => table.el("tr", {},
+      ...row.map((v) => table.el("td", {textContent: v})))))));
+  $("panel").replaceChildren(...(panel.facts.length ? [facts] : []), ...tables);
+  if (!panel.facts.length && !tables.length) $("panel").replaceChildren(table.el("p", {textContent: "waiting for the game"}));
 }
 
 function drawState(state) {
