@@ -42,7 +42,8 @@ def _chaudron(mode: Any) -> dict[str, Any]:
              "play": "playing cards", "over": {"won": "won", "lost": "lost"}.get(g.status, g.status)}
     facts = [["Round", g.round], ["Cramés", f"{g.burnt} of {CRAMES_TO_LOSE}"],
              ["Potions made", f"{len(g.made)} of {POTIONS_TO_MAKE}"],
-             ["Potion cards face down", len(g.deck)], ["Now", phase.get(mode.phase, mode.phase)],
+             *([["Potion cards face down", len(g.deck)]] if mode.known else []),  # how many, never which
+             ["Now", phase.get(mode.phase, mode.phase)],
              ["In the cauldron", _listing(Counter(c for c in g.cauldron.cells if c != "empty"))]]
     tables = [_table("Potions revealed", ["potion", "timer cubes"],
                      [[r.potion.name, f"{r.cubes} of {TIMER}"] for r in g.revealed])] if g.revealed else []
