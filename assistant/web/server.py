@@ -29,7 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from assistant.web import referee, wizard
-from assistant.web.frames import LiveFrames, mask_cards
+from assistant.web.frames import BOUNDARY, LiveFrames, mask_cards
 from assistant.web.players import PlayerError
 from assistant.web.security import (
     PLAYER_COOKIE,
@@ -48,7 +48,6 @@ PAGE_NAMES = {"/": ("Live", "Live view"), "/game": ("Game", "Game"), "/setup": (
               "/referee": ("Referee", "Referee"), "/player": ("Player", "Player")}
 MAX_UPLOAD = 16 * 1024 * 1024
 KEEP_ALIVE_S = 15.0
-BOUNDARY = "picture"
 REPEAT_S = 1.0
 
 
@@ -141,14 +140,16 @@ class App:
         self.publish("status", None)
 
     def publish(self, kind: str, data: Any) -> None:
-        """To every open ``/events``: a status (each viewer's own, made when sent) or ``data`` (made once)."""
-        if data is not None:
-            data = _event(kind, data)
+        """To every open ``/events``: ``data``, or the status when None, made once for all (a pushed status is
+        the same for every viewer: it cannot tell who holds the PIN)."""
+        if not self.subscribers:
+            return
+        data = _event(kind, self.hub.status(None) if data is None else data)
         for q in list(self.subscribers):
             if q.full():  # a slow viewer: it gets the latest news, not every one
                 with contextlib.suppress(asyncio.QueueEmpty):
                     q.get_nowait()
-            q.put_nowait((kind, data))
+            q.put_nowait(data)
 
     # -- who is asking --------------------------------------------------------------------------------
 
@@ -201,11 +202,11 @@ class App:
                 await response.write(_event("frame", {"n": latest.index, "light": latest.light, "why": latest.why}))
             while True:
                 try:
-                    kind, data = await asyncio.wait_for(queue.get(), KEEP_ALIVE_S)
+                    data = await asyncio.wait_for(queue.get(), KEEP_ALIVE_S)
                 except TimeoutError:
                     await response.write(b": still here\n\n")
                     continue
-                await response.write(_event("status", self.hub.status(unlocked)) if kind == "status" else data)
+                await response.write(data)
         except ConnectionResetError:  # the viewer left
             pass
         finally:
@@ -215,10 +216,10 @@ class App:
     async def live_mjpg(self, request: web.Request) -> web.StreamResponse:
         """The live picture as a stream (multipart/x-mixed-replace, what an ``<img>`` shows as video): each
         picture is written as it is, the same bytes to every viewer."""
-        response = web.StreamResponse(headers={"Content-Type": f"multipart/x-mixed-replace; boundary={BOUNDARY}",
-                                               "Cache-Control": "no-store"})
+        response = web.StreamResponse(headers={"Content-Type": "multipart/x-mixed-replace; boundary="
+                                                               + BOUNDARY.decode(), "Cache-Control": "no-store"})
         await response.prepare(request)
-        await response.write(b"--%s\r\n" % BOUNDARY.encode())
+        await response.write(b"--%s\r\n" % BOUNDARY)
         self.frames.viewers += 1
         sent = None
         try:
@@ -233,9 +234,7 @@ class App:
                         if latest is None:
                             continue
                 sent = latest
-                # the boundary right after the picture: a browser shows a part once the next boundary comes
-                await response.write(b"Content-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n" % len(latest.jpeg)
-                                     + latest.jpeg + b"\r\n--%s\r\n" % BOUNDARY.encode())
+                await response.write(latest.part)
         except ConnectionResetError:  # the viewer left
             pass
         finally:
