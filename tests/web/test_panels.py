@@ -70,7 +70,7 @@ def test_alchymia_panel_counts_each_players_crystals():
     assert first["To play"] == "the first to move" and first["Turns played"] == "0"
     end = hub.status()["panel"]
     assert facts(end)["To play"] in ("Ada", "Basile", "Cyrielle") and int(facts(end)["Turns played"]) > 0
-    won = {name: 0 for name in ("Ada", "Basile", "Cyrielle")}
+    won = dict.fromkeys(("Ada", "Basile", "Cyrielle"), 0)
     for m in messages:
         if " completes " in m:
             won[m.split()[0]] += 1
