@@ -114,6 +114,7 @@ class LiveFrames:
         self.viewers = 0
         self.encoded = 0
         self.fresh = asyncio.Condition()
+        self._encoding = asyncio.Lock()  # the stream's refresh and a /live.jpg at once: still one encoding
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg")
 
     async def run(self, publish) -> None:
@@ -124,12 +125,13 @@ class LiveFrames:
 
     async def refresh(self, publish=None) -> Encoded | None:
         """Encode the latest frame if it is newer than the picture kept; tell the viewers."""
-        seen = self.hub.seen
-        if seen is None or (self.latest is not None and self.latest.index == seen.index):
-            return self.latest
-        loop = asyncio.get_running_loop()
-        self.latest = await loop.run_in_executor(self._executor, encode, seen, bool(self.hub.private_zones))
-        self.encoded += 1
+        async with self._encoding:
+            seen = self.hub.seen
+            if seen is None or (self.latest is not None and self.latest.index == seen.index):
+                return self.latest
+            loop = asyncio.get_running_loop()
+            self.latest = await loop.run_in_executor(self._executor, encode, seen, bool(self.hub.private_zones))
+            self.encoded += 1
         async with self.fresh:
             self.fresh.notify_all()
         if publish is not None:
