@@ -20,6 +20,7 @@ all "the board" in the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -34,6 +35,7 @@ FIT_CELLS = 400  # grid cells the light surface is fitted on, at most
 FIT_ROUNDS = 4  # robust refits of the light surface
 FIT_SPREADS = 3.5  # a cell this many robust spreads off the surface is not the board (or in a shadow)
 FIT_MIN_SPREAD = 0.02  # (log units: 2 % of light)
+CONSENSUS_TRIES = 60  # surfaces tried through random cells before the robust refits
 NOISE_SPREADS = 4.0  # a pixel this many of the free board's spreads off the board differs from it
 DARKEST_SHADOW = 0.2  # a shadow leaves at least this share of the light
 MIN_CHROMA_TOL, MIN_BRIGHT_TOL = 4.0, 6.0  # floors of the thresholds (grey levels)
@@ -85,6 +87,9 @@ class Difference:
     brightness: np.ndarray  # (h, w) float32: log of the light reaching each pixel, against the fitted light
     gain: np.ndarray  # (h, w, 3) float32: the fitted light, frame over enrolled board, per channel
     grid_differs: np.ndarray  # (rows, cols) float32: share of each grid cell that differs
+    chroma: np.ndarray | None = None  # (h, w) float32: colour change, in multiples of the frame's noise
+    lifted: np.ndarray | None = None  # (h, w) float32: brightness change beyond the local light, in noises
+    edges: np.ndarray | None = None  # (h, w) float32: edges the board does not have (a piece's outline), in noises
 
 
 class BoardComparison:
@@ -104,6 +109,8 @@ class BoardComparison:
         square = np.ones((ALIGN_PX, ALIGN_PX), np.uint8)
         self.log_low, self.log_high = cv2.erode(log, square), cv2.dilate(log, square)
         self._log_level = cv2.transform(log, np.full((1, 3), 1 / 3, np.float32))  # log of the board's grey level
+        # The board's own edges (its print), as strong as they may show anywhere the warp may put them.
+        self._board_edges = cv2.dilate(_edges(self._log_level), square)
         self.grid = grid_cell_means(cv2.integral(image), g.grid_px, g.grid_shape)
         self._grid_log = np.log(self.grid + 4.0)
         rows, cols = g.grid_shape
@@ -129,8 +136,9 @@ class BoardComparison:
         return self._basis @ fit, used
 
     def _fit(self, ratio: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The light surface through ``cells``: from the cells most agree with, refitted without those far off it."""
         A, y = self._basis[cells], ratio[cells]
-        keep = np.ones(len(cells), bool)
+        keep = _consensus(A, y)
         coef = np.zeros((A.shape[1], 3))
         for _ in range(FIT_ROUNDS):
             if keep.sum() < A.shape[1] * 2:
@@ -199,7 +207,46 @@ class BoardComparison:
         square = np.ones((CORE_PX, CORE_PX), np.uint8)
         core = cv2.erode(differs.view(np.uint8), square)
         solid = cv2.dilate(core, square).view(bool)
-        return Difference(differs, solid, core.view(bool), bright, np.exp(log_gain), share)
+        # Edges the board does not have: a pale piece on pale print still has an outline, sides and a shadow.
+        grey = cv2.transform(seen, np.full((1, 3), 1 / 3, np.float32))
+        new_edges = cv2.multiply(cv2.max(cv2.subtract(_edges(grey), self._board_edges), 0.0), level)
+        cell_edges = cv2.resize(new_edges, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
+        tol_e = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_edges))
+        return Difference(differs, solid, core.view(bool), bright, np.exp(log_gain), share,
+                          chroma * np.float32(1 / tol_c), lifted * np.float32(1 / tol_b),
+                          new_edges * np.float32(1 / tol_e))
+
+
+def _consensus(A: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The cells the light surface starts from: of surfaces through a few cells spread at random, the one most
+    cells agree with. A refit from every cell at once starts bent towards a large hand or sleeve and may keep
+    it as light; most of the board agrees with the true light, a hand with only itself."""
+    n, k = A.shape
+    if n < 4 * k:
+        return np.ones(n, bool)
+    picks = _picks(n, 2 * k)
+    Ap, yp = A[picks], y[picks]  # (tries, 2k, k), (tries, 2k, 3)
+    At = Ap.transpose(0, 2, 1)
+    coef = np.linalg.solve(At @ Ap + 1e-9 * np.eye(k), At @ yp)  # (tries, k, 3)
+    resid = y[None] - A[None] @ coef  # (tries, n, 3)
+    agree = (np.abs(resid - np.median(resid, axis=1, keepdims=True)).max(axis=2)
+             < FIT_SPREADS * FIT_MIN_SPREAD)
+    counts = agree.sum(axis=1)
+    best_n = int(counts.max())
+    best = agree[int(counts.argmax())]
+    return best if best_n >= 2 * k else np.ones(n, bool)
+
+
+@lru_cache(maxsize=16)
+def _picks(n: int, size: int) -> np.ndarray:
+    """``CONSENSUS_TRIES`` random draws of ``size`` of ``n`` cells, the same for every frame."""
+    rng = np.random.default_rng(0)
+    return np.array([rng.choice(n, size, replace=False) for _ in range(CONSENSUS_TRIES)])
+
+
+def _edges(grey: np.ndarray) -> np.ndarray:
+    """The gradient's size at each pixel of a (log) grey image."""
+    return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
 
 
 def _thin(cells: np.ndarray) -> np.ndarray:

@@ -20,20 +20,18 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
-from vision import masks
+from vision import masks, place_model
 from vision.board import BoardComparison, Difference
 from vision.colour import bgr_to_lab, rgb_to_lab
 from vision.pieces import piece_shapes
+from vision.place_model import PlaceMeasures
 from vision.reading import CountReading, Reading, ZoneReading
 
 REACH = 1.6  # a place owns pixels up to this many half-widths from its centre (nearest place first)
-EMPTY_AREA = 0.3  # less than this share of the smallest piece a place may hold differs: the place is empty
-AREA_RANGE = (0.4, 2.2)  # a piece's area within this share of its learnt one
-COLOUR_MATCH = 16.0  # ΔE (L weighted half) within which a piece's lit top is that piece
+INNER = 0.6  # the place's centre, in half-widths (a piece set down there is surely this place's)
 CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
 AREA_DE = 20.0  # a piece's area off by a factor e weighs as much as this many ΔE of colour
 L_WEIGHT = 0.5  # lightness counts half: the lit top's lightness is the least certain (light, angle)
-SURE = 0.5  # a piece named with less confidence than this is read unknown
 HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
 PILE_SHADOW_MM = 16.0  # a pile's shadow reaches this far beyond its tray (a cube's height, light at 45°)
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
@@ -63,8 +61,20 @@ class BoardReader:
         self._white_scale = (PAPER_LEVEL / np.maximum(_paper_white(layout, self.compare), 1.0)).astype(np.float32)
         self.pieces = _piece_models(layout, calibration)
         self.slot_ids = g.slot_ids
-        self.owner = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
+        self.owner, reach = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
         self._owner_flat = self.owner.ravel()
+        # Each owned pixel's ring: 0 near the centre, 1 the rest of the place, 2 beyond it (off-centre, spill).
+        self._ring = np.digitize(reach.ravel(), [INNER, 1.0]).astype(np.int32)
+        self.model = None  # the shipped place model, loaded at the first read
+        self._board_lab = self._place_colours(self.compare.image)
+        # The pieces each slot may hold (rows: slots, columns: ``_labels``), their areas and colours, and how
+        # far each piece's colour is from the enrolled board's at each slot.
+        self._labels = sorted(self.pieces)
+        self._piece_labs = np.array([self.pieces[lb].lab for lb in self._labels], np.float64).reshape(-1, 3)
+        self._areas = np.array([self.pieces[lb].area_mm2 for lb in self._labels], np.float64)
+        self._may_hold = np.array([[lb in self.layout.zone(z).labels for lb in self._labels]
+                                   for z in self.slot_ids], bool).reshape(len(self.slot_ids), len(self._labels))
+        self._showing = colour_distances(self._board_lab, self._piece_labs)
         self._mm2_per_px = 1.0 / g.px_per_mm ** 2
         self._zone_cells = _zone_cells(layout, g)
         rows, cols = g.grid_shape
@@ -148,22 +158,45 @@ class BoardReader:
 
     # -- places ---------------------------------------------------------------------------------------------
 
-    def measure(self, canonical: np.ndarray, diff: Difference) -> tuple[np.ndarray, np.ndarray]:
-        """Per slot: the area that differs from the board (mm²) and its lit top's mean colour (Lab, relit)."""
+    def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray) -> PlaceMeasures:
+        """Per slot: what differs from the board around it, and its lit top's mean colour (Lab, relit)."""
         n = len(self.slot_ids)
-        owner = pixel_owner = self._owner_flat
+        owner = self._owner_flat
+        inside = owner >= 0
         differs = diff.solid.ravel()
         bright = diff.brightness.ravel()
-        piece_px = np.flatnonzero(differs & (owner >= 0))
-        board_px = np.flatnonzero(~differs & (pixel_owner >= 0))
-        area = np.bincount(owner[piece_px], minlength=n) * self._mm2_per_px
+        piece_px = np.flatnonzero(differs & inside)
+        board_px = np.flatnonzero(~differs & inside)
+        rings = np.bincount(owner[piece_px] * 3 + self._ring[piece_px], minlength=3 * n).reshape(n, 3)
+        rings = rings * self._mm2_per_px
+        place_px = np.flatnonzero(inside & (self._ring < 2))
+        po_all = owner[place_px]
+        place_n = np.maximum(np.bincount(po_all, minlength=n), 1)
+        chroma = np.bincount(po_all, weights=diff.chroma.ravel()[place_px], minlength=n) / place_n
+        lifted = np.bincount(po_all, weights=diff.lifted.ravel()[place_px], minlength=n) / place_n
+        inner_px = np.flatnonzero(inside & (self._ring == 0))
+        pi = owner[inner_px]
+        inner_n = np.maximum(np.bincount(pi, minlength=n), 1)
+
+        def inner_mean(values):
+            return np.bincount(pi, weights=values.ravel()[inner_px], minlength=n) / inner_n
+
+        chroma_in, lifted_in = inner_mean(diff.chroma), inner_mean(diff.lifted)
+        contrast_in, shade_in = inner_mean(np.abs(diff.lifted)), inner_mean(diff.brightness)
+        edges_in = inner_mean(diff.edges)
+        edges = np.bincount(po_all, weights=diff.edges.ravel()[place_px], minlength=n) / place_n
+        own_piece = place_px[differs[place_px]]
+        dark_n = np.bincount(owner[own_piece], weights=(bright[own_piece] < np.log(0.5)), minlength=n)
+        dark = dark_n / np.maximum(np.bincount(owner[own_piece], minlength=n), 1)
+        core_in = np.flatnonzero(diff.core.ravel() & inside & (self._ring < 2))
+        core = np.bincount(owner[core_in], minlength=n) * self._mm2_per_px
         # The light reaching each place: the board around it (a hand's shadow dims it, pieces do not count).
-        lit_sum = np.bincount(pixel_owner[board_px], weights=bright[board_px], minlength=n)
-        lit_n = np.bincount(pixel_owner[board_px], minlength=n)
+        lit_sum = np.bincount(owner[board_px], weights=bright[board_px], minlength=n)
+        lit_n = np.bincount(owner[board_px], minlength=n)
         local = np.where(lit_n >= 8, lit_sum / np.maximum(lit_n, 1), 0.0)
-        local = np.minimum(local, 0.0)  # only shadows are divided out
+        shade = np.minimum(local, 0.0)  # only shadows are divided out
         # The lit top: the brighter half of the piece away from its edges (its sides and shadow are darker).
-        core_px = np.flatnonzero(diff.core.ravel() & (owner >= 0))
+        core_px = np.flatnonzero(diff.core.ravel() & inside)
         po = owner[core_px]
         pb = bright[core_px]
         mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
@@ -171,49 +204,76 @@ class BoardReader:
         to = owner[top]
         bgr = canonical.reshape(-1, 3)[top].astype(np.float32)
         bgr /= diff.gain.reshape(-1, 3)[top]
-        bgr *= np.exp(-local[to])[:, None].astype(np.float32)
+        bgr *= np.exp(-shade[to])[:, None].astype(np.float32)
         bgr *= self._white_scale
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
-        return area, mean_lab
+        level = inner_mean(np.log(diff.gain).mean(axis=2))
+        return PlaceMeasures(rings[:, 0], rings[:, 1], rings[:, 2], core, chroma, lifted, chroma_in, lifted_in,
+                             contrast_in, edges_in, edges, shade_in, dark, local, mean_lab, cover, level)
+
+    def _place_colours(self, image: np.ndarray) -> np.ndarray:
+        """(slots, 3): the mean Lab of ``image`` near each place's centre, white-normalised as lit tops are."""
+        n = len(self.slot_ids)
+        owner = self._owner_flat
+        px = np.flatnonzero((owner >= 0) & (self._ring == 0))
+        bgr = image.reshape(-1, 3)[px].astype(np.float32) * self._white_scale
+        lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
+        k = np.maximum(np.bincount(owner[px], minlength=n), 1)
+        return np.stack([np.bincount(owner[px], weights=lab[:, c], minlength=n) / k for c in range(3)], axis=1)
 
     def slots(self, canonical: np.ndarray, diff: Difference, cover: dict[str, float]) -> dict[str, ZoneReading]:
         if not self.slot_ids:
             return {}
-        area, mean_lab = self.measure(canonical, diff)
+        m = self.measure(canonical, diff, np.array([cover.get(z, 0.0) for z in self.slot_ids]))
+        x, ranked = self.place_features(m)
+        if self.model is None:
+            self.model = place_model.shipped()
+        kind, p = self.model.decide(x)
         out = {}
         for i, zid in enumerate(self.slot_ids):
             if cover.get(zid, 0.0) >= COVERED:
                 out[zid] = ZoneReading("unknown", round(min(1.0, 0.5 + cover[zid]), 3))
-                continue
-            out[zid] = self._decide(zid, float(area[i]), mean_lab[i])
+            elif not ranked[i]:
+                out[zid] = ZoneReading("empty", 1.0)
+            elif p[i] < place_model.SURE or kind[i] == place_model.NEITHER or kind[i] > len(ranked[i]):
+                # never a label it is unsure of: unknown, and the stabiliser waits
+                out[zid] = ZoneReading("unknown", round(1.0 - float(p[i]) if kind[i] != place_model.NEITHER
+                                                        else float(p[i]), 3))
+            elif kind[i] == place_model.EMPTY:
+                out[zid] = ZoneReading("empty", round(float(p[i]), 3))
+            else:
+                out[zid] = ZoneReading(ranked[i][kind[i] - 1], round(float(p[i]), 3))
         return out
 
-    def _decide(self, zid: str, area: float, lab: np.ndarray) -> ZoneReading:
-        labels = [lb for lb in self.layout.zone(zid).labels if lb != "empty" and lb in self.pieces]
-        if not labels:
-            return ZoneReading("empty", 1.0)
-        smallest = min(self.pieces[lb].area_mm2 for lb in labels)
-        empty_below = EMPTY_AREA * smallest
-        if area < empty_below:
-            return ZoneReading("empty", round(1.0 - 0.5 * area / empty_below, 3))
-        # Colour and size together: a black token and a dark brown cube differ little in colour, but a token
-        # covers more of the board than a cube (the log of the area ratio, in ΔE units).
-        de = {lb: float(np.hypot(colour_distance(lab, self.pieces[lb].lab),
-                                 AREA_DE * np.log(max(area, 1.0) / self.pieces[lb].area_mm2))) for lb in labels}
-        ranked = sorted(labels, key=de.get)
-        best = ranked[0]
-        ratio = area / self.pieces[best].area_mm2
-        if de[best] > COLOUR_MATCH or not (AREA_RANGE[0] <= ratio <= AREA_RANGE[1]):
-            return ZoneReading("unknown", 0.9)
-        margin = (de[ranked[1]] - de[best]) if len(ranked) > 1 else COLOUR_MATCH
-        colour_conf = min(1.0, margin / 10.0) * (1.0 - 0.5 * de[best] / COLOUR_MATCH)
-        area_conf = min(1.0, (ratio - AREA_RANGE[0]) / (1.0 - AREA_RANGE[0]) * 2, 1.0)
-        confidence = max(0.0, min(colour_conf, area_conf))
-        if confidence < SURE:  # never a label it is unsure of: unknown, and the stabiliser waits
-            return ZoneReading("unknown", round(1.0 - confidence, 3))
-        return ZoneReading(best, round(confidence, 3))
+    def place_features(self, m: PlaceMeasures) -> tuple[np.ndarray, list[list[str]]]:
+        """The model's features for every slot, and each slot's pieces nearest first (what FIRST and SECOND
+        name)."""
+        n = len(self.slot_ids)
+        labels, may_hold, areas = self._labels, self._may_hold, self._areas
+        area = np.maximum(m.area_in + m.area_body + m.area_ring, 1.0)
+        cd = colour_distances(m.lab, self._piece_labs)  # (slots, pieces)
+        ad = np.log(area[:, None] / areas[None, :])
+        combined = np.where(may_hold, np.hypot(cd, AREA_DE * ad), np.inf)
+        order = np.argsort(combined, axis=1, kind="stable")[:, :2]
+        held = may_hold.sum(axis=1)
+        rows = np.arange(n)
+        cand = []
+        for k in range(2):
+            j = order[:, k]
+            there = held > k
+            cand.append(np.where(there[:, None],
+                                 np.stack([cd[rows, j], ad[rows, j], m.lab[:, 0] - self._piece_labs[j, 0]], axis=1),
+                                 np.array([place_model.FAR, 3.0, place_model.FAR])))
+        ranked = [[labels[j] for j in order[i, :min(2, held[i])]] for i in range(n)]
+        smallest = np.where(may_hold, areas[None, :], np.inf).min(axis=1, initial=np.inf)
+        smallest = np.where(np.isfinite(smallest), smallest, 1.0)
+        showing_first = np.where(held > 0, self._showing[rows, order[:, 0]], place_model.FAR)
+        showing_least = np.where(may_hold, self._showing, np.inf).min(axis=1, initial=np.inf)
+        showing_least = np.where(np.isfinite(showing_least), showing_least, place_model.FAR)
+        x = place_model.feature_matrix(m, cand[0], cand[1], held, smallest, showing_first, showing_least)
+        return x, ranked
 
     # -- trays -----------------------------------------------------------------------------------------------
 
@@ -236,21 +296,29 @@ class BoardReader:
         return self.base._unstacked(out) if self.base.spread_stacked else out
 
 
-def colour_distance(lab: np.ndarray, piece_lab) -> float:
-    """ΔE from a measured lit top to a piece's, with lightness weighted ``L_WEIGHT`` and the piece's chroma
-    free to fade or grow within ``CHROMA_SCALE`` (dim light and a camera's noise reduction take saturation
-    away; the hue stays)."""
-    L0, a0, b0 = piece_lab
-    ab0 = np.array([a0, b0])
-    ab = np.asarray(lab[1:], float)
-    norm2 = float(ab0 @ ab0)
-    scale = float(np.clip(ab @ ab0 / norm2, *CHROMA_SCALE)) if norm2 > 1e-6 else 1.0
-    return float(np.hypot(L_WEIGHT * (lab[0] - L0), np.linalg.norm(ab - scale * ab0)))
+def colour_distances(labs: np.ndarray, piece_labs: np.ndarray) -> np.ndarray:
+    """(n, p) ΔE from measured lit tops (n, 3) to pieces' (p, 3), with lightness weighted ``L_WEIGHT`` and each
+    piece's chroma free to fade or grow within ``CHROMA_SCALE`` (dim light and a camera's noise reduction take
+    saturation away; the hue stays)."""
+    labs = np.asarray(labs, np.float64).reshape(-1, 3)
+    piece_labs = np.asarray(piece_labs, np.float64).reshape(-1, 3)
+    ab, ab0 = labs[:, 1:], piece_labs[:, 1:]
+    norm2 = (ab0 ** 2).sum(axis=1)
+    grey = norm2 <= 1e-6
+    scale = np.clip(ab @ ab0.T / np.where(grey, 1.0, norm2), *CHROMA_SCALE)
+    scale[:, grey] = 1.0
+    d_ab = np.linalg.norm(ab[:, None, :] - scale[:, :, None] * ab0[None, :, :], axis=2)
+    return np.hypot(L_WEIGHT * (labs[:, :1] - piece_labs[None, :, 0]), d_ab)
 
 
-def _owners(layout: Layout, g) -> np.ndarray:
+def colour_distance(lab, piece_lab) -> float:
+    """``colour_distances`` of one lit top to one piece."""
+    return float(colour_distances(lab, piece_lab)[0, 0])
+
+
+def _owners(layout: Layout, g) -> tuple[np.ndarray, np.ndarray]:
     """Which slot owns each canonical pixel: the nearest place by distance in half-widths, up to ``REACH``
-    (count zones own their pixels too, so a tray's pile is no slot's piece)."""
+    (count zones own their pixels too, so a tray's pile is no slot's piece); and that distance."""
     w, h = g.size_px
     s = g.px_per_mm
     best = np.full((h, w), np.inf, np.float32)
@@ -275,7 +343,7 @@ def _owners(layout: Layout, g) -> np.ndarray:
         window[nearer] = d[nearer]
         owner[y0:y1, x0:x1][nearer] = index.get(z.id, -2)
     owner[owner == -2] = -1
-    return owner
+    return owner, best
 
 
 def _zone_cells(layout: Layout, g) -> dict[str, tuple[slice, slice]]:

@@ -130,7 +130,8 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
         raise CalibrationFrameError(f"{source}: board not found (are the markers visible?)")
     board = reader.board_reader
     canonical = reader.warp(frame, location.homography, location.lens)
-    area, lab = board.measure(canonical, board.compare.compare(canonical))
+    m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)))
+    area, lab = m.area_in + m.area_body + m.area_ring, m.lab
     found: dict[str, list[tuple[np.ndarray, float]]] = {}
     for zone_id, value in layout.calibration.items():
         if not isinstance(value, str) or value == "empty" or zone_id not in board.slot_ids:

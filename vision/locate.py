@@ -172,6 +172,11 @@ def _marker_bits(marker_id: int) -> np.ndarray:
     return (marker_image(marker_id, 6) > 127).astype(np.uint8)
 
 
+HOLD_FRAMES = 10  # frames in a row (two seconds at five a second) a position is kept with no marker seen
+CHECK_CONTRAST = 15.0  # grey levels between a marker's light and dark cells, at least, to read its pattern
+CHECK_CORRELATION = 0.6  # the pattern read correlates this well with the marker's (chance: 0 +- 0.17)
+
+
 def check_markers(frame: np.ndarray, layout: Layout, H: np.ndarray, lens: LensModel | None = None) -> int:
     """How many of the layout's markers still show their pattern where ``H`` says they are: a few
     dozen pixel reads, no detection."""
@@ -190,10 +195,13 @@ def check_markers(frame: np.ndarray, layout: Layout, H: np.ndarray, lens: LensMo
             continue
         values = g[yi, xi].astype(np.float32)
         lo, hi = np.percentile(values, 10), np.percentile(values, 90)
-        if hi - lo < 30:
+        if hi - lo < CHECK_CONTRAST:
             continue
-        bits = (values > (lo + hi) / 2).reshape(6, 6)
-        if (bits == _marker_bits(m.id)).mean() >= 0.9:
+        # The pattern read against the marker's own, by correlation: a shake or defocus smears each cell into
+        # its neighbours and takes contrast away, but light cells stay lighter than dark ones. A pattern that
+        # is not there correlates about 0 (36 cells: one spread is 1/6).
+        expected = np.where(_marker_bits(m.id).ravel(), 1.0, -1.0)
+        if np.corrcoef(values, expected)[0, 1] >= CHECK_CORRELATION:
             good += 1
     return good
 
@@ -212,6 +220,7 @@ class Locator:
         self.recheck_every = recheck_every
         self.location: Location | None = None
         self._since_check = 0
+        self._held = 0  # frames in a row the cached position was kept with no marker seen
         self._cached: tuple[Location, Location] | None = None  # (location, as read from the cache)
 
     def _from_cache(self, location: Location) -> Location:
@@ -236,10 +245,12 @@ class Locator:
             self._since_check = 0
             need = min(len(self.layout.markers), max(MIN_MARKERS, len(cached.markers) - 1))
             if check_markers(frame, self.layout, cached.homography, cached.lens) >= need:
+                self._held = 0
                 return self._from_cache(cached)
         self._since_check = 0
         found = fit_homography(self.layout, detect_markers(frame), self.lens, (frame.shape[1], frame.shape[0]))
         if found.found:
+            self._held = 0
             if found.lens is not self.lens and cached is not None and cached.found and cached.lens is not None \
                     and len(found.markers) < len(cached.markers):
                 # Fewer markers than before (a hand over some): the lens has not changed, keep the better
@@ -249,10 +260,16 @@ class Locator:
                     found = refit
             self.location = found
             return found
-        if cached is not None and cached.found and cached.source != "corners" and \
-                check_markers(frame, self.layout, cached.homography, cached.lens) >= 1:
-            # Markers hidden by hands but the ones still visible have not moved: the board has not either.
-            return self._from_cache(cached)
+        if cached is not None and cached.found and cached.source != "corners":
+            if check_markers(frame, self.layout, cached.homography, cached.lens) >= 1:
+                # Markers hidden by hands but the ones still visible have not moved: the board has not either.
+                self._held = 0
+                return self._from_cache(cached)
+            if not found.markers and self._held < HOLD_FRAMES:
+                # No marker seen anywhere (a shake blurs them all, an arm sweeps over): nothing says the board
+                # moved. A board that moved shows its markers elsewhere, and then this is not reached.
+                self._held += 1
+                return self._from_cache(cached)
         if self.corners_px is not None:
             self.location = Location(corners_homography(self.layout, self.corners_px, self.lens), "corners",
                                      lens=self.lens)

@@ -1,0 +1,91 @@
+"""``alchemy-table train-reader``: retrain the place model the board reader decides with (``vision/place_model.py``).
+
+``train-reader [--tables N] [--frames-per-table M] [--seed S] [--out MODEL.npz]`` renders N fresh tables of the
+randomised renderer (every layout with piece places, plain and illustrated boards, blur on every third frame),
+calibrates each as a user would, learns from every place of every frame, and writes the model (by default over
+the one the package ships). ``--from DIR`` (repeatable) learns from table sets already rendered
+(``render --set DIR --tables N``) instead. The last fifth of the tables is held out: the figures printed are
+theirs. Needs scikit-learn (``pip install -e '.[train]'``); reading needs numpy only.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from calibration.layout import default_layouts, load_layout
+
+DEFAULT_TABLES = 90
+DEFAULT_FRAMES = 10
+DEFAULT_SEED = 9100
+
+
+def register(sub) -> None:
+    p = sub.add_parser("train-reader", help="retrain the board reader's place model on rendered tables",
+                       description=__doc__.split("\n\n", 1)[1])
+    p.add_argument("--tables", type=int, default=DEFAULT_TABLES, metavar="N",
+                   help=f"tables to render (default {DEFAULT_TABLES})")
+    p.add_argument("--frames-per-table", type=int, default=DEFAULT_FRAMES, metavar="M",
+                   help=f"frames per table (default {DEFAULT_FRAMES})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the renderer's seed (default {DEFAULT_SEED})")
+    p.add_argument("--from", dest="sets", action="append", metavar="DIR",
+                   help="learn from this rendered table set instead of rendering (repeatable)")
+    p.add_argument("--out", metavar="MODEL.npz", help="where to write the model (default: the package's own)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from vision import place_model
+    from vision.train_places import examples
+
+    try:
+        import sklearn  # noqa: F401  (only to say clearly what is missing)
+    except ImportError:
+        raise ValueError("train-reader needs scikit-learn: pip install -e '.[train]'") from None
+    out = Path(args.out) if args.out else place_model.MODEL_PATH
+    if out.is_dir() or not out.parent.is_dir():
+        raise ValueError(f"--out {out}: not a file in an existing folder")
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="alchemy-train-") as work:
+        if args.sets:
+            sets = [Path(s) for s in args.sets]
+        else:
+            if args.tables < 2 or args.frames_per_table < 1:
+                raise ValueError("train-reader: --tables is at least 2 (one is held out), --frames-per-table 1")
+            sets = [_render(Path(work) / "tables", args)]
+        x, y, table = examples(sets, progress=lambda line: print(line, flush=True))
+    held = table >= np.quantile(np.unique(table), 0.8) if len(np.unique(table)) > 1 else np.zeros(len(y), bool)
+    model = place_model.train(x[~held], y[~held], seed=args.seed)
+    if held.any():
+        _report(model, x[held], y[held])
+    model = place_model.train(x, y, seed=args.seed)  # the model shipped learns from every table
+    model.save(out)
+    counts = np.bincount(y, minlength=len(place_model.CLASSES))
+    print(f"{len(y)} places ({', '.join(f'{c} {n}' for c, n in zip(place_model.CLASSES, counts, strict=True))}) from "
+          f"{len(np.unique(table))} tables; model written to {out} ({time.perf_counter() - start:.0f} s)")
+    return 0
+
+
+def _render(folder: Path, args) -> Path:
+    from vision.render.table import write_tables
+
+    layouts = [load_layout(n) for n in default_layouts()]
+    layouts = [lay for lay in layouts if any(z.kind == "slot" for z in lay.zones)]
+    for n, path in enumerate(write_tables(folder, layouts, args.tables, args.frames_per_table, args.seed, "both",
+                                          blur=True), 1):
+        if n % 50 == 0:
+            print(f"{n} frames rendered ... {path.parent.name}", flush=True)
+    return folder
+
+
+def _report(model, x: np.ndarray, y: np.ndarray) -> None:
+    from vision import place_model
+
+    kind, p = model.decide(x)
+    read = (p >= place_model.SURE) & (kind != place_model.NEITHER)
+    wrong = read & (kind != y)
+    print(f"held-out tables: {len(y)} places, {100 * wrong.mean():.2f} % read wrong, "
+          f"{100 * (~read).mean():.2f} % unread (at probability {place_model.SURE})")

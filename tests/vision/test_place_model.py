@@ -1,0 +1,62 @@
+"""The board reader's learned decision (``vision/place_model.py``): the shipped model, retraining it with
+``alchemy-table train-reader`` from rendered tables, and its refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.cli import main
+from vision import place_model
+from vision.place_model import PlaceModel
+from vision.train_places import examples
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    """Two small rendered Chaudron tables (seed 4402: drawn for this test)."""
+    folder = tmp_path_factory.mktemp("tables")
+    assert main(["render", "--set", str(folder), "--layout", "chaudron", "--tables", "2", "--frames-per-table", "3",
+                 "--seed", "4402"]) == 0
+    return folder
+
+
+def test_the_shipped_model_loads_and_knows_the_readers_features():
+    model = place_model.shipped()
+    assert model.mean.shape == (place_model.N_FEATURES,)
+    assert model.probabilities(model.mean[None, :]).shape == (1, len(place_model.CLASSES))
+
+
+def test_a_place_unlike_any_it_was_trained_on_is_never_read_with_confidence():
+    model = place_model.shipped()
+    x = np.array([model.mean, model.high + 10 * (model.high - model.low + 1)], np.float32)
+    _, sure = model.decide(x)
+    assert sure[1] == 0.0  # unknown, not the network's guess
+
+
+def test_train_reader_retrains_from_rendered_tables(tables, tmp_path, capsys):
+    out = tmp_path / "places.npz"
+    assert main(["train-reader", "--from", str(tables), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "model written to" in printed and "held-out tables" in printed
+    model = PlaceModel.load(out)
+    # The retrained model decides the places it learnt from as their truth says (empty or which piece).
+    x, y, _ = examples([tables], progress=lambda line: None)
+    kind, sure = model.decide(x)
+    decided = sure >= place_model.SURE
+    assert decided.mean() > 0.6 and (kind[decided] == y[decided]).mean() > 0.95
+
+
+def test_train_reader_refuses_with_one_line(tmp_path, capsys):
+    (tmp_path / "nothing").mkdir()
+    assert main(["train-reader", "--from", str(tmp_path / "nothing"), "--out", str(tmp_path / "m.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no rendered tables" in err and "Traceback" not in err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_damaged_model_file_is_named_with_the_command_that_remakes_it(tmp_path):
+    path = tmp_path / "places.npz"
+    path.write_bytes(b"not a model")
+    with pytest.raises(ValueError, match=r"places\.npz: not a place model .*train-reader"):
+        PlaceModel.load(path)

@@ -1,0 +1,162 @@
+"""The learned decision for a place on an enrolled board: empty, the learnt piece it looks most like, the next
+one, or neither (unknown).
+
+``BoardReader`` measures each place against the enrolled board (what differs from it in three rings around
+the place's centre, how strongly in colour and in brightness, the lit top's colour, the light reaching it);
+``features`` turns that into numbers that do not depend on which game, board or piece it is: areas as
+ratios to the learnt pieces' areas, colours as distances to the two learnt pieces they are nearest to.
+A small network (``vision/models/places.npz``, a few thousand weights) trained on the randomised renderer's
+tables (``alchemy-table train-reader``, ``vision/train_places.py``) decides; its probability is the
+confidence, and below ``SURE`` the place reads unknown.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+MODEL_PATH = Path(__file__).parent / "models" / "places.npz"
+SURE = 0.95  # a place decided with less probability than this reads unknown
+EMPTY, FIRST, SECOND, NEITHER = 0, 1, 2, 3
+CLASSES = ("empty", "first", "second", "neither")
+N_FEATURES = 29
+FAR = 60.0  # the distance to a second piece where a place has only one to choose from
+
+
+@dataclass
+class PlaceMeasures:
+    """What ``BoardReader.measure`` finds in every slot, arrays over slots."""
+    area_in: np.ndarray  # mm² differing within 0.6 half-widths of the place's centre
+    area_body: np.ndarray  # ... between 0.6 and 1 half-width (the place itself)
+    area_ring: np.ndarray  # ... beyond it, up to the place's reach (a piece set down off its centre, or spill)
+    core: np.ndarray  # mm² of the differing pixels away from their edges, within the place
+    chroma: np.ndarray  # mean colour change over the place, in noises
+    lifted: np.ndarray  # mean brightness change over the place beyond the local light, in noises
+    chroma_in: np.ndarray  # the same near the place's centre
+    lifted_in: np.ndarray
+    contrast_in: np.ndarray  # mean size of the brightness change near the centre, either way, in noises
+    edges_in: np.ndarray  # mean of the edges the board does not have near the centre, in noises
+    edges: np.ndarray  # ... over the place
+    shade_in: np.ndarray  # mean log brightness near the centre against the fitted light (a dark piece, a shadow)
+    dark: np.ndarray  # share of the place's differing pixels darker than half the light
+    light: np.ndarray  # the light reaching the place against the board's fitted light (log)
+    lab: np.ndarray  # (n, 3) the lit top's mean Lab, relit and white-normalised
+    cover: np.ndarray  # share of the place's grid cells under a hand
+    level: np.ndarray  # log of the light on the place against the light the board was enrolled in
+
+
+def feature_matrix(m: PlaceMeasures, first: np.ndarray, second: np.ndarray, held: np.ndarray,
+                   smallest_mm2: np.ndarray, showing_first: np.ndarray, showing_least: np.ndarray) -> np.ndarray:
+    """(slots, N_FEATURES). ``first``, ``second``: (slots, 3) for the two learnt pieces nearest each place's
+    colour and area, their colour distance, log area ratio and lightness difference (``FAR``, 3, ``FAR``
+    where a place has no such piece); ``held``: how many pieces the place may hold (two counts as many);
+    ``smallest_mm2``: the smallest of them; ``showing_first``, ``showing_least``: how far the nearest
+    piece's colour, and the piece's least unlike the board's, are from the enrolled board's colour there (a dark tile on dark print hardly
+    shows: "empty" is then unsure)."""
+    area = m.area_in + m.area_body + m.area_ring
+    s = np.maximum(smallest_mm2, 1.0)
+    columns = [
+        m.area_in / s, m.area_body / s, m.area_ring / s, m.core / s, np.log1p(area / s),
+        m.chroma, m.lifted, m.chroma_in, m.lifted_in, m.contrast_in, m.edges_in, m.edges,
+        m.shade_in, m.dark, m.light, m.cover,
+        m.lab[:, 0], np.hypot(m.lab[:, 1], m.lab[:, 2]),
+        first[:, 0], first[:, 1], first[:, 2], second[:, 0], second[:, 1], second[:, 2], second[:, 0] - first[:, 0],
+        np.minimum(held, 2).astype(np.float64), showing_first, showing_least, m.level,
+    ]
+    return np.stack(columns, axis=1).astype(np.float32).reshape(-1, N_FEATURES)
+
+
+
+class PlaceModel:
+    """The trained network: the features standardised, two hidden layers of rectified units, a softmax over
+    ``CLASSES``. Its weights are plain arrays (``.npz``): reading needs numpy only; training needs
+    scikit-learn (``vision/train_places.py``)."""
+
+    def __init__(self, mean: np.ndarray, scale: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]],
+                 low: np.ndarray, high: np.ndarray):
+        self.mean, self.scale, self.layers = mean, scale, layers
+        # What the training places spanned, a tenth wider: a place beyond it is nothing the model has seen,
+        # and a network's answer there is a guess, however sure it looks.
+        margin = 0.1 * (high - low)
+        self.low, self.high = low - margin, high + margin
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> PlaceModel:
+        try:
+            with np.load(path) as z:
+                n = int(z["layers"])
+                model = cls(z["mean"], z["scale"], [(z[f"w{k}"], z[f"b{k}"]) for k in range(n)], z["low"],
+                            z["high"])
+        except (OSError, KeyError, ValueError, IndexError, TypeError, zipfile.BadZipFile) as e:
+            raise ValueError(f"{path}: not a place model ({e}); retrain it: alchemy-table train-reader") from None
+        if model.mean.shape != (N_FEATURES,) or model.layers[-1][1].shape != (len(CLASSES),):
+            raise ValueError(f"{path}: a place model of other features; retrain it: alchemy-table train-reader")
+        return model
+
+    def save(self, path: Path) -> None:
+        margin = (self.high - self.low) / 1.2 * 0.1
+        arrays = {"mean": self.mean, "scale": self.scale, "layers": np.array(len(self.layers)),
+                  "low": self.low + margin, "high": self.high - margin}
+        for k, (w, b) in enumerate(self.layers):
+            arrays[f"w{k}"], arrays[f"b{k}"] = w.astype(np.float32), b.astype(np.float32)
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """(n, len(CLASSES)) for the rows of ``x`` (n, N_FEATURES)."""
+        h = (np.asarray(x, np.float32) - self.mean) / self.scale
+        for w, b in self.layers[:-1]:
+            h = np.maximum(h @ w + b, 0.0)
+        w, b = self.layers[-1]
+        z = h @ w + b
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
+
+    def decide(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class, its probability) for each row of ``x``."""
+        if len(x) == 0:
+            return np.zeros(0, int), np.zeros(0)
+        p = self.probabilities(x)
+        k = p.argmax(axis=1)
+        sure = p[np.arange(len(k)), k]
+        unseen = ((x < self.low) | (x > self.high)).any(axis=1)
+        return k, np.where(unseen, 0.0, sure)
+
+
+def train(x: np.ndarray, y: np.ndarray, hidden=(48, 24), seed: int = 0) -> PlaceModel:
+    """A network over the places' features ``x`` and classes ``y`` (EMPTY, FIRST, SECOND, NEITHER)."""
+    from sklearn.neural_network import MLPClassifier
+
+    x = np.asarray(x, np.float64)
+    if len(set(np.asarray(y).tolist())) < 2:
+        raise ValueError("train-reader: the tables showed one kind of place only; render more of them")
+    mean = x.mean(axis=0)
+    scale = np.maximum(x.std(axis=0), 1e-6)
+    # (Early stopping holds a tenth back to stop on: only worth it when a tenth is a fair sample.)
+    net = MLPClassifier(hidden_layer_sizes=hidden, alpha=1e-3, max_iter=400, early_stopping=len(x) >= 5000,
+                        random_state=seed)
+    net.fit((x - mean) / scale, np.asarray(y))
+    # Every class gets an output, whether or not the training set showed it.
+    w_out = np.zeros((net.coefs_[-1].shape[0], len(CLASSES)))
+    b_out = np.full(len(CLASSES), -30.0)
+    if len(net.classes_) == 2:  # (one logistic output: the second class against the first)
+        first, second = (int(c) for c in net.classes_)
+        w_out[:, first], b_out[first] = 0.0, 0.0
+        w_out[:, second], b_out[second] = net.coefs_[-1][:, 0], net.intercepts_[-1][0]
+    else:
+        for j, c in enumerate(net.classes_):
+            w_out[:, int(c)] = net.coefs_[-1][:, j]
+            b_out[int(c)] = net.intercepts_[-1][j]
+    layers = [(w, b) for w, b in zip(net.coefs_[:-1], net.intercepts_[:-1], strict=True)] + [(w_out, b_out)]
+    return PlaceModel(mean.astype(np.float32), scale.astype(np.float32),
+                      [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers],
+                      x.min(axis=0).astype(np.float32), x.max(axis=0).astype(np.float32))
+
+
+@lru_cache(maxsize=1)
+def shipped() -> PlaceModel:
+    return PlaceModel.load()
