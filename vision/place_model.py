@@ -55,8 +55,8 @@ def feature_matrix(m: PlaceMeasures, first: np.ndarray, second: np.ndarray, held
     colour and area, their colour distance, log area ratio and lightness difference (``FAR``, 3, ``FAR``
     where a place has no such piece); ``held``: how many pieces the place may hold (two counts as many);
     ``smallest_mm2``: the smallest of them; ``showing_first``, ``showing_least``: how far the nearest
-    piece's colour, and the piece's least unlike the board's, are from the enrolled board's colour there (a dark tile on dark print hardly
-    shows: "empty" is then unsure)."""
+    piece's colour, and the piece's least unlike the board's, are from the enrolled board's colour there
+    (a dark tile on dark print hardly shows: "empty" is then unsure)."""
     area = m.area_in + m.area_body + m.area_ring
     s = np.maximum(smallest_mm2, 1.0)
     columns = [
