@@ -48,7 +48,7 @@ FIT_ALONE = 0.04  # ...over all the cells of a card without look-alikes
 EVIDENCE_MIN = 0.35  # the query must lie this much nearer the card than each other candidate
 DEVIATES = 0.5  # a cell this far from the card (a fraction of TAU) is not the card's print there...
 SHARED = 0.25  # ...and a cell where the card lies at most this far from each look-alike is its family's print
-HIDDEN_CELLS = 6  # a patch of deviating cells over this many cells of the family's print is something over it
+HIDDEN_MM2 = 24.0  # a patch of deviating cells over this much of the family's print is something over it
 MIN_SEEN = 0.4  # the fraction of where two cards differ (by weight) that must be seen to tell them apart
 
 
@@ -154,7 +154,7 @@ class Teller:
         """(rows, cols) 1 where the query (``d``: its distance map to card ``i``) shows its print, 0 where
         something lies over it: a glare streak off a sleeve, a fingertip, a hand. Such a thing does not keep
         to where the cards of the family differ: each patch of cells at least ``DEVIATES`` / 2 from ``i``
-        that deviates by ``DEVIATES`` over ``HIDDEN_CELLS`` cells of the family's print (where ``i`` and all
+        that deviates by ``DEVIATES`` over ``HIDDEN_MM2`` of the family's print (where ``i`` and all
         its look-alikes agree: frame, bands, rules box, shared art) is hidden. Hidden cells count in neither
         the evidence nor the query's own cells; ``i``'s own cells count whatever lies over them (``fit``), so a
         card of the family never enrolled is no better hidden. A card without look-alikes: all seen."""
@@ -164,7 +164,7 @@ class Teller:
         if n <= 1:
             return np.ones(d.shape, np.float32)
         strong_shared = ((d > DEVIATES) & self.shared[i].view(bool)).ravel()
-        hidden = np.bincount(labels.ravel(), weights=strong_shared, minlength=n) >= HIDDEN_CELLS
+        hidden = np.bincount(labels.ravel(), weights=strong_shared, minlength=n) >= HIDDEN_MM2 / features.FINE_MM ** 2
         hidden[0] = False
         return (~hidden[labels]).astype(np.float32)
 
