@@ -75,7 +75,7 @@ def block_scores(query: np.ndarray, refs: np.ndarray) -> np.ndarray:
 
 # -- the fine descriptor: where look-alike cards differ ----------------------------------------------------
 
-FINE_MM = 2.0  # cell size of the fine descriptor: a card's numbers and title are a few cells high
+FINE_MM = 1.5  # cell size of the fine descriptor: a card's numbers, title and own mark are several cells
 FINE_CHROMA = 0.6  # colour counts less in the fine cells than in the coarse: in dim light it is mostly noise
 SHADING_MM = 10.0  # the slow shading taken out of the brightness: a blur this wide
 SHIFTS_MM = (-1.0, -0.5, 0.0, 0.5, 1.0)  # a reference is kept shifted by these: the cut misses by a mm
