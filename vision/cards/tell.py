@@ -46,8 +46,8 @@ CANDIDATE_GAP = 0.25  # ...if it lies at most this far below the best one's
 MAX_CANDIDATES = 8
 FIT_MAX = 0.11  # mean capped distance over a card's own cells, as a fraction of TAU...
 QUERY_FIT_MAX = 0.24  # ...over the query's own cells...
-FIT_ALONE = 0.04 * (2.0 / features.FINE_MM) ** 2  # ...over all the cells of a card without look-alikes (set at 2 mm
-# cells; the noise of a cell's mean goes with 1 / its area)
+FIT_ALONE = 0.04  # ...over the cells of a card without look-alikes (but what came over its edge)...
+EDGE_HIDDEN = 0.25  # ...of which at most this fraction came over its edge
 EVIDENCE_MIN = 0.35  # the query must lie this much nearer the card than each other candidate
 DEVIATES = 0.5  # a cell this far from the card (a fraction of TAU) is not the card's print there...
 SHARED = 0.25  # ...and a cell where the card lies at most this far from each look-alike is its family's print
@@ -192,7 +192,7 @@ class Teller:
         a title, numbers and art of its own, which ``i`` does not have. A card without look-alikes: the mean
         over all its cells, against ``FIT_ALONE``."""
         if not self.look_alikes[i]:
-            return float(d.mean()) / FIT_ALONE
+            return _alone(d) / FIT_ALONE
         seen = np.ones(d.shape, np.float32) if seen is None else seen
         own = self.own[i]
         # What makes it this card must be seen, whatever lies over it: a stranger under a streak is no excuse.
@@ -202,6 +202,21 @@ class Teller:
             theirs = np.minimum(theirs, self.distance(query, j, self._align(i, j)[1]))
         theirs *= seen
         return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+
+
+def _alone(d: np.ndarray) -> float:
+    """The mean distance to a card without look-alikes (nothing tells where its family's cards would differ)
+    over its cells but those of deviating patches that reach its edge (a fingertip, a hand come from outside
+    the card; a card of its family never enrolled differs inside it: its art, title and numbers); 1 (as far
+    as can be) when such patches hide more than ``EDGE_HIDDEN`` of it."""
+    n, labels = cv2.connectedComponents((d > DEVIATES / 2).view(np.uint8), connectivity=8)
+    edge = np.zeros(n, bool)
+    edge[np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])] = True
+    edge[0] = False
+    seen = ~edge[labels]
+    if seen.mean() < 1 - EDGE_HIDDEN:
+        return 1.0
+    return float(d[seen].mean())
 
 
 def _turned(card: np.ndarray, turn: int) -> np.ndarray:
