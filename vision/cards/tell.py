@@ -52,6 +52,7 @@ EVIDENCE_MIN = 0.35  # the query must lie this much nearer the card than each ot
 DEVIATES = 0.5  # a cell this far from the card (a fraction of TAU) is not the card's print there...
 SHARED = 0.25  # ...and a cell where the card lies at most this far from each look-alike is its family's print
 HIDDEN_MM2 = 24.0  # a patch of deviating cells over this much of the family's print is something over it
+UNEXPLAINED_MM2 = 40.0  # a card of the set deviates over at most this much of its face where nothing lies over it
 MIN_SEEN = 0.4  # the fraction of where two cards differ (by weight) that must be seen to tell them apart
 
 
@@ -201,6 +202,10 @@ class Teller:
         for j in self.look_alikes[i]:
             theirs = np.minimum(theirs, self.distance(query, j, self._align(i, j)[1]))
         theirs *= seen
+        # A card never enrolled shows its own title, numbers or mark somewhere: over more than a card of the set
+        # deviates by noise, blur and a millimetre of misfit (measured on dev decks: at most 38 mm²).
+        if float(((d > DEVIATES) * seen).sum()) * features.FINE_MM ** 2 > UNEXPLAINED_MM2:
+            return np.inf
         return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
 
 
