@@ -1,10 +1,11 @@
 """``alchemy-table bench cards``: enrol rendered cards, then read many rendered views of them and of cards
 never enrolled; prints card accuracy, unknown cards accepted, and the median time per card zone.
 
-    alchemy-table bench cards [--frames 150] [--seed 1] [--decks 1] [--strangers 0.3] [--scores]
+    alchemy-table bench cards [--frames 150] [--seed 1] [--decks 1] [--strangers 0.3] [--scores] [--second]
 
 Enrolment: each card of the three card layouts (alchemists, chaudron-potions, alchymia-crystals) shown once,
-in daylight, no hand, as drawn by each deck of ``--decks`` (``vision/render/deck.py``: families of
+in daylight, no hand (and, with ``--second``, a second photo of each card the pair check asks one for),
+as drawn by each deck of ``--decks`` (``vision/render/deck.py``: families of
 look-alike cards; ``plain``: the first renderer's unrelated faces). Views: random camera, lighting (the
 four), a hand over one frame in six, a fingertip over a card in about one frame in three, cards sleeved
 with glare, bowed, blurred as they are set down, and each card zone holding a card never enrolled with
@@ -20,6 +21,7 @@ import numpy as np
 
 from calibration.layout import load_layout
 from vision.cards import card_size
+from vision.cards.check import check_set
 from vision.cards.enrol import cards_shown
 from vision.cards.evaluate import CardTally, format_cards
 from vision.cards.store import CardSet
@@ -30,22 +32,35 @@ from vision.render.deck import CardStyle
 LAYOUTS = ("alchemists", "chaudron-potions", "alchymia-crystals")
 
 
-def enrol_rendered(layout, seed: int = 1000, deck: int | None = None) -> dict[str, CardSet]:
+def enrol_rendered(layout, seed: int = 1000, deck: int | None = None, second: bool = False) -> dict[str, CardSet]:
     """Every card of ``layout``'s card zones (of ``deck``), rendered once in daylight and enrolled:
-    {set name: CardSet}."""
+    {set name: CardSet}. With ``second``, as a user follows ``calibrate cards``: each card the pair check
+    says needs a second photo gets one (the card laid again, another picture)."""
     sets: dict[str, CardSet] = {}
+    zones: dict[str, tuple] = {}
     for zone in (z for z in layout.zones if z.kind == "card"):
         card_set = sets.setdefault(zone.card_set, CardSet(zone.card_set, card_size(layout), {}))
         for i, name in enumerate(label for label in zone.labels if label != "empty"):
             if name in card_set:
                 continue
-            rng = np.random.default_rng([seed, i])
-            conditions = random_conditions(layout, rng, lighting="daylight", hand=False, foreign=False)
-            conditions = replace(conditions, lighting=lighting_preset("daylight"), fingers=(),
-                                 cards=None if deck is None else CardStyle(deck, handled=False))
-            frame, _ = render_frame(layout, {"zones": {zone.id: name}}, conditions, rng)
-            card_set.enrol(name, cards_shown(frame, layout, zone=zone.id)[zone.id])
+            zones[name] = (zone, i)
+            card_set.enrol(name, _photo(layout, zone, name, [seed, i], deck))
+    if second:
+        for card_set in sets.values():
+            for name in sorted({n for c in check_set(card_set) for n in c.failed}):
+                zone, i = zones[name]
+                card_set.enrol(name, _photo(layout, zone, name, [seed + 1, i], deck), second=True)
     return sets
+
+
+def _photo(layout, zone, name: str, seed, deck: int | None):
+    """The card ``name`` laid alone in ``zone``, as the user photographs it to enrol, cut out."""
+    rng = np.random.default_rng(seed)
+    conditions = random_conditions(layout, rng, lighting="daylight", hand=False, foreign=False)
+    conditions = replace(conditions, lighting=lighting_preset("daylight"), fingers=(),
+                         cards=None if deck is None else CardStyle(deck, handled=False))
+    frame, _ = render_frame(layout, {"zones": {zone.id: name}}, conditions, rng)
+    return cards_shown(frame, layout, zone=zone.id)[zone.id]
 
 
 def main(argv: list[str]) -> int:
@@ -55,10 +70,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--decks", default="1", help="comma list of decks (integers, or 'plain'), default 1")
     p.add_argument("--strangers", type=float, default=0.3, help="chance a card zone holds a card never enrolled")
     p.add_argument("--scores", action="store_true", help="print the match-score distributions too")
+    p.add_argument("--second", action="store_true",
+                   help="enrol a second photo of each card the pair check asks one for, as calibrate cards advises")
     args = p.parse_args(argv)
     layouts = [load_layout(name) for name in LAYOUTS]
     decks = [_deck(d) for d in args.decks.split(",")]
-    readers = {(layout.name, deck): Reader(layout, cards=enrol_rendered(layout, deck=deck))
+    readers = {(layout.name, deck): Reader(layout, cards=enrol_rendered(layout, deck=deck, second=args.second))
                for layout in layouts for deck in decks}
     rng = np.random.default_rng(args.seed)
     tallies: dict[str, CardTally] = {}
@@ -88,6 +105,10 @@ def main(argv: list[str]) -> int:
     total = tallies["all"]
     print(f"\n{args.frames} frames (seed {args.seed}, decks {args.decks}): {total.views} card views, "
           f"{total.strangers} cards never enrolled, {total.empties} empty card zones")
+    if args.second:
+        enrolled = [s for r in readers.values() for s in r.cards.sets.values() if s is not None]
+        print(f"second photos enrolled where the pair check asked: {sum(len(s.more) for s in enrolled)} of "
+              f"{sum(len(s) for s in enrolled)} cards")
     zones = {name: len(readers[name, decks[0]].cards.zones) for name in cpu}
     costs = [f"{name} ({zones[name]} zones) {np.median(v):.1f} / {np.percentile(v, 90):.1f}"
              for name, v in cpu.items()]

@@ -128,7 +128,7 @@ def _report(sets: dict, zones: dict) -> int:
         bad = [c for c in checks if c.verdict != "told apart"]
         print(f"set {set_name}: {len(checks)} look-alike pairs, {len(checks) - len(bad)} told apart")
         for c in checks:
-            line = f"  {c.first} / {c.second} (likeness {c.likeness:.2f}, {c.cells:.0f} cells differ): {c.verdict}"
+            line = f"  {c.first} / {c.second} (likeness {c.likeness:.2f}, {c.area_mm2:.0f} mm² differ): {c.verdict}"
             if c.verdict == "needs a second photo":
                 line += f": enrol {' and '.join(c.failed)} again with --second (another picture)"
             elif c.verdict == "too close":

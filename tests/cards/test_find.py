@@ -98,7 +98,7 @@ def test_the_median_the_plain_range_and_the_test_are_numpys():
 def test_a_quarter_turn_left_untried_could_not_have_won():
     card_mm = card_size(POTIONS)
     s = find.PATCH_PX_PER_MM
-    box, b = (round(card_mm[0] * s), round(card_mm[1] * s)), round(find.BAND_MM * s)
+    box, b, g = (round(card_mm[0] * s), round(card_mm[1] * s)), round(find.BAND_MM * s), round(find.GAP_MM * s)
     tried = 0
     for seed in range(2):
         rng = np.random.default_rng(320 + seed)
@@ -113,7 +113,7 @@ def test_a_quarter_turn_left_untried_could_not_have_won():
             rect = cv2.minAreaRect(max(contours, key=cv2.contourArea))
             pair = (rect[2] % 90, rect[2] % 90 + 90)
             caps = find._quarter_caps(rect, pair, *box)
-            scores = [find._fit_at(mask.astype(np.float32), rect[0], theta, box, b)[0] for theta in pair]
+            scores = [find._fit_at(mask.astype(np.float32), rect[0], theta, box, b, g)[0] for theta in pair]
             assert all(score <= cap - 0.005 for score, cap in zip(scores, caps, strict=True))
             tried += min(caps) < max(scores)  # one of the pair left untried
     assert tried >= 3

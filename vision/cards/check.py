@@ -3,7 +3,7 @@
 Each enrolled photo is seen again as the camera might see it at the table (``table_views``: the photo
 blurred a little, under a light falling off across it, with sensor noise and JPEG, in both ends up) and
 matched against the whole set. A pair of look-alikes is *told apart* when every view of each of the two
-is named as itself; a pair is *too close* when their own cells differ over less than ``MIN_CELLS`` cells
+is named as itself; a pair is *too close* when their own cells differ over less than ``MIN_MM2``
 (then no second photo helps: the cards hardly differ on the print). A second photo of a card (``calibrate
 cards --second``) is itself one more view, a real one: it must be named too.
 """
@@ -15,9 +15,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.cards import features
 from vision.cards.store import CardSet
 
-MIN_CELLS = 4.0  # summed difference (0..1 per 2 mm cell) below which two cards are too close to tell
+MIN_MM2 = 16.0  # area they differ over (summed difference, 0..1 per cell, times its area) below which two
+# cards are too close to tell
 
 
 @dataclass(frozen=True)
@@ -25,12 +27,12 @@ class PairCheck:
     first: str
     second: str
     likeness: float  # coarse score between the two
-    cells: float  # how many cells they differ over (summed 0..1 per cell)
+    area_mm2: float  # how much of the card they differ over (summed 0..1 per cell, times its area)
     failed: tuple[str, ...]  # the cards of the pair whose views were not named as themselves
 
     @property
     def verdict(self) -> str:
-        if self.cells < MIN_CELLS:
+        if self.area_mm2 < MIN_MM2:
             return "too close"
         return "needs a second photo" if self.failed else "told apart"
 
@@ -62,7 +64,7 @@ def check_set(card_set: CardSet) -> list[PairCheck]:
     out = []
     for a, b, likeness in card_set.pairs():
         i, j = card_set.names.index(a), card_set.names.index(b)
-        cells = float(teller.difference(i, j).sum())
+        area = float(teller.difference(i, j).sum()) * features.FINE_MM ** 2
         failed = tuple(n for n in (a, b) if not named[n])
-        out.append(PairCheck(a, b, likeness, cells, failed))
+        out.append(PairCheck(a, b, likeness, area, failed))
     return out

@@ -75,9 +75,9 @@ def block_scores(query: np.ndarray, refs: np.ndarray) -> np.ndarray:
 
 # -- the fine descriptor: where look-alike cards differ ----------------------------------------------------
 
-FINE_MM = 2.0  # cell size of the fine descriptor: a card's numbers and title are a few cells high
+FINE_MM = 1.5  # cell size of the fine descriptor: a card's numbers, title and own mark are several cells
 FINE_CHROMA = 0.6  # colour counts less in the fine cells than in the coarse: in dim light it is mostly noise
-SHADING_CELLS = 5.0  # the slow shading taken out of the brightness: a blur of this many cells
+SHADING_MM = 10.0  # the slow shading taken out of the brightness: a blur this wide
 SHIFTS_MM = (-1.0, -0.5, 0.0, 0.5, 1.0)  # a reference is kept shifted by these: the cut misses by a mm
 
 
@@ -97,7 +97,7 @@ def fine(card: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
     # Shading multiplies the brightness: its log minus its slow part (a blur over a third of the card) is
     # what the card's print shows.
     lum = np.log(np.maximum(opp[..., 0], 0.02))
-    opp[..., 0] = lum - cv2.GaussianBlur(lum, (0, 0), SHADING_CELLS, borderType=cv2.BORDER_REFLECT)
+    opp[..., 0] = lum - cv2.GaussianBlur(lum, (0, 0), SHADING_MM / FINE_MM, borderType=cv2.BORDER_REFLECT)
     opp -= opp.reshape(-1, 3).mean(axis=0)
     spread = np.sqrt((opp.reshape(-1, 3) ** 2).mean(axis=0))
     opp[..., 0] /= max(float(spread[0]), 1e-3)

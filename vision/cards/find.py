@@ -34,7 +34,8 @@ from calibration.store import LensModel
 PATCH_PX_PER_MM = 2.0
 CARD_PX_PER_MM = 2.0
 MARGIN_MM = 9.0  # a card turned a quarter and askew overhangs its 80 x 96 mm place by up to this
-BAND_MM = 3.0  # the band around the fitted rectangle that should be mat
+BAND_MM = 3.0  # the band around the fitted rectangle that should be mat...
+GAP_MM = 1.5  # ...beyond this gap: a sleeve's clear rim (a sleeve is 3 mm larger) or a blurred edge is no mat
 FINGER_MM = 21.0  # fingers are narrower than this; cards are much wider
 SEARCH_MM = 10.0  # how far the card's centre may lie from its outline's (a fingertip pulls the outline)
 MIN_FILL = 0.8  # the fitted rectangle must be at least this much card...
@@ -265,26 +266,30 @@ def _quarter_caps(rect: tuple, thetas: tuple[float, float], cw: int, ch: int) ->
     return caps
 
 
-def _fit_at(src: np.ndarray, centre: tuple[float, float], theta: float, box: tuple[int, int], b: int):
-    """The best position of a ``box`` (w, h) with a band ``b`` px wide on ``src`` turned by ``theta`` about
-    ``centre``, within ``SEARCH_MM`` of it: (score, turn matrix, x, y on the canvas, fill, band, theta)."""
+def _fit_at(src: np.ndarray, centre: tuple[float, float], theta: float, box: tuple[int, int], b: int, g: int):
+    """The best position of a ``box`` (w, h) with a band ``b`` px wide ``g`` px away on ``src`` turned by
+    ``theta`` about ``centre``, within ``SEARCH_MM`` of it: (score, turn matrix, x, y on the canvas, fill,
+    band, theta)."""
     (cx, cy), (cw, ch) = centre, box
     S = round(SEARCH_MM * PATCH_PX_PER_MM)
-    W, H = cw + 2 * b + 2 * S + 2, ch + 2 * b + 2 * S + 2
-    in_area, band_area = cw * ch, (cw + 2 * b) * (ch + 2 * b) - cw * ch
+    W, H = cw + 2 * (b + g) + 2 * S + 2, ch + 2 * (b + g) + 2 * S + 2
+    in_area = cw * ch
+    band_area = (cw + 2 * (b + g)) * (ch + 2 * (b + g)) - (cw + 2 * g) * (ch + 2 * g)
     # Turn the mask so that the candidate card is upright, its outline's centre in the canvas's centre.
     R = cv2.getRotationMatrix2D((cx, cy), theta, 1.0)
     R[:, 2] += (W / 2 - cx, H / 2 - cy)
     turned = cv2.integral(cv2.warpAffine(src, R, (W, H), flags=cv2.INTER_LINEAR), sdepth=cv2.CV_64F)
-    inner, outer = _window_sums(turned, cw, ch, S), _window_sums(turned, cw + 2 * b, ch + 2 * b, S)
-    score = inner / in_area - (outer - inner) / band_area
+    inner = _window_sums(turned, cw, ch, S)
+    gap = _window_sums(turned, cw + 2 * g, ch + 2 * g, S) if g else inner
+    outer = _window_sums(turned, cw + 2 * (b + g), ch + 2 * (b + g), S)
+    score = inner / in_area - (outer - gap) / band_area
     y, x = divmod(int(np.argmax(score)), score.shape[1])
     return (float(score[y, x]), R, x + W // 2 - S, y + H // 2 - S, float(inner[y, x] / in_area),
-            float((outer[y, x] - inner[y, x]) / band_area), theta)
+            float((outer[y, x] - gap[y, x]) / band_area), theta)
 
 
 def fit_card(mask: np.ndarray, lum: np.ndarray, card_px: tuple[float, float],
-             band_px: float) -> tuple[np.ndarray, float, float]:
+             band_px: float, gap_px: float = 0.0) -> tuple[np.ndarray, float, float]:
     """The card-sized rectangle that best fits ``mask``: (corners in patch px, fill, band).
 
     Candidate turns: the outline's minimum-area rectangle (exact for a card seen whole) and the edges'
@@ -299,7 +304,7 @@ def fit_card(mask: np.ndarray, lum: np.ndarray, card_px: tuple[float, float],
         if all(min(abs(a % 90 - u), 90 - abs(a % 90 - u)) > 0.4 for u in angles):
             angles.append(a % 90)
     box = cw, ch = max(3, round(card_px[0])), max(3, round(card_px[1]))
-    b = max(1, round(band_px))
+    b, g = max(1, round(band_px)), max(0, round(gap_px))
     src = mask.astype(np.float32)
     # Portrait or landscape is settled at the outline's own angle; the other angles try that one only. The
     # quarter turn likelier to win goes first (on equal scores the outline's own angle still wins); the
@@ -309,12 +314,12 @@ def fit_card(mask: np.ndarray, lum: np.ndarray, card_px: tuple[float, float],
     best = None
     for i in sorted((0, 1), key=lambda i: -caps[i]):
         if best is None or caps[i] >= best[0]:
-            fit = _fit_at(src, (cx, cy), pair[i], box, b)
+            fit = _fit_at(src, (cx, cy), pair[i], box, b, g)
             if best is None or fit[0] > best[0] or (fit[0] == best[0] and i == 0):
                 best = fit
     for theta in angles[1:]:
         quarter = 90 if abs(((best[6] - angles[0]) % 180) - 90) < 1 else 0  # of the best so far
-        fit = _fit_at(src, (cx, cy), theta + quarter, box, b)
+        fit = _fit_at(src, (cx, cy), theta + quarter, box, b, g)
         if fit[0] > best[0]:
             best = fit
     _, R, x, y, fill, band, _ = best
@@ -429,7 +434,7 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
             return Found("blob", area=zone.whole / (card_area * s * s), mat=zone.mat[0], plain=zone.mat[1])
         return Found("empty", area=area, mat=zone.mat[0], plain=zone.mat[1])
     lum = _test(*_relative(smooth, table))[1] if lum is None else lum
-    corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s)
+    corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
     if fill < MIN_FILL or band > MAX_BAND:
         return Found("blob", fill=fill, band=band, area=area, mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
