@@ -100,7 +100,7 @@ class BoardReader:
         self._piece_cells = int(np.ceil(widest * 1.5 / g.grid_mm)) + 2
 
     def read_at(self, frame: np.ndarray, location, keep_canonical: bool = False) -> Reading:
-        canonical = self.base.warp(frame, location.homography, location.lens)
+        canonical = self.canonical(frame, location)
         diff = self.compare.compare(canonical)
         hands = self.hands(diff)
         cover = {zid: float(hands[cells].mean()) if hands.any() else 0.0 for zid, cells in self._zone_cells.items()}
@@ -110,6 +110,10 @@ class BoardReader:
             zones.update(self.base.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
                        canonical if keep_canonical else None, hands)
+
+    def canonical(self, frame: np.ndarray, location) -> np.ndarray:
+        """The frame warped onto the enrolled board's canonical image."""
+        return self.base.warp(frame, location.homography, location.lens)
 
     # -- hands ------------------------------------------------------------------------------------------------
 

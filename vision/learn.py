@@ -129,7 +129,7 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
     if not location.found:
         raise CalibrationFrameError(f"{source}: board not found (are the markers visible?)")
     board = reader.board_reader
-    canonical = reader.warp(frame, location.homography, location.lens)
+    canonical = board.canonical(frame, location)
     m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)))
     area, lab = m.area_in + m.area_body + m.area_ring, m.lab
     found: dict[str, list[tuple[np.ndarray, float]]] = {}

@@ -44,7 +44,7 @@ def table_examples(folder: Path, work: Path) -> tuple[np.ndarray, np.ndarray]:
         location = reader.locator.locate(frame)
         if not location.found:
             continue
-        canonical = reader.warp(frame, location.homography, location.lens)
+        canonical = board.canonical(frame, location)
         diff = board.compare.compare(canonical)
         hands = board.hands(diff)
         cover = np.array([float(hands[board._zone_cells[z]].mean()) if z in board._zone_cells else 0.0

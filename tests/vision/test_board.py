@@ -129,3 +129,18 @@ def test_the_empty_board_itself_reads_empty(tables, tmp_path):
     layout, empty, calibration_frame, _ = tables["plain"]
     reading = Reader(layout, _calibrated(layout, empty, calibration_frame, tmp_path / "cal.json")).read(empty)
     assert {z.label for z in reading.zones.values()} == {"empty"}
+
+
+def test_calibrate_board_refuses_a_board_whose_place_is_not_sure(tables, tmp_path, capsys):
+    layout, empty, _, _ = tables["plain"]
+    location = Reader(layout).locator.locate(empty)
+    hidden = empty.copy()
+    corners = np.array(layout.markers[0].corners(), np.float32).reshape(-1, 1, 2)
+    quad = cv2.perspectiveTransform(corners, location.homography).reshape(-1, 2)
+    cv2.fillConvexPoly(hidden, np.round(quad).astype(np.int32), (128, 128, 128))  # a cup over one marker
+    path = tmp_path / "empty.png"
+    cv2.imwrite(str(path), hidden)
+    assert main(["calibrate", "board", str(path), "--layout", "chaudron", "--out", str(tmp_path / "cal.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "markers show clearly" in err
+    assert not (tmp_path / "cal.json").exists()
