@@ -15,7 +15,9 @@ from typing import Any
 
 
 def panel(game: str | None, mode: Any, answers: Counter[str] | None = None) -> dict[str, Any]:
-    """The panel of ``mode`` (a table mode of ``game``); ``answers``: Alchemists answers per player."""
+    """The panel of ``mode`` (a table mode of ``game``); ``answers``: Alchemists answers per player. A mode
+    that names its own game is drawn as that game (a mode standing in for another has no panel)."""
+    game = getattr(mode, "game", None) or game
     make: Callable[..., dict[str, Any]] | None = {"chaudron": _chaudron, "alchimiste": _alchimiste,
                                                   "alchymia": _alchymia, "alchemists": _alchemists}.get(game or "")
     if make is None or mode is None:
