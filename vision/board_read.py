@@ -4,11 +4,11 @@ piece, and where a hand is. Used by ``vision.read.Reader`` whenever the calibrat
 - **Piece or not.** ``vision.board.BoardComparison`` marks every pixel that is not the board as the camera
   saw it empty, once the light is divided out. Each pixel belongs to the nearest place (a piece set down off
   its centre is still its place's), up to most of a place's width around it.
-- **Which piece.** What differs in a place is measured as one piece is (its area, in mm², sides included)
-  and its lit top (the brighter half of it, relit by the light that reaches the board around the place: a
-  hand's shadow over it is divided out) compared with every piece the calibration frame showed against the
-  same board (``PieceModel``: colour and area). Too little differs: empty. One piece's area and colour:
-  that piece. Anything else (an object, a piece of no colour learnt, two pieces): unknown.
+- **Which piece.** What differs in and around a place is measured (how much, how strongly in colour,
+  brightness and new edges, its lit top's colour relit by the light reaching the board around it) and set
+  against the pieces the calibration frame showed against the same board (``PieceModel``: colour and area).
+  The learned place model (``vision.place_model``) decides from those numbers: empty, the nearest piece, the
+  next one, or unknown (an object, a piece of no colour learnt, two pieces, or too unsure).
 - **Hands.** Grid cells mostly unlike the board form blobs; a blob that reaches the board's edge, is
   larger than a piece and lies partly outside every place is an arm. Places under it read unknown.
 """
@@ -314,10 +314,6 @@ def colour_distances(labs: np.ndarray, piece_labs: np.ndarray) -> np.ndarray:
     d_ab = np.linalg.norm(ab[:, None, :] - scale[:, :, None] * ab0[None, :, :], axis=2)
     return np.hypot(L_WEIGHT * (labs[:, :1] - piece_labs[None, :, 0]), d_ab)
 
-
-def colour_distance(lab, piece_lab) -> float:
-    """``colour_distances`` of one lit top to one piece."""
-    return float(colour_distances(lab, piece_lab)[0, 0])
 
 
 def _owners(layout: Layout, g) -> tuple[np.ndarray, np.ndarray]:
