@@ -99,11 +99,17 @@ class BoardReader:
         widest = max((max(sh.size) for sh in piece_shapes(layout).values() if sh.kind != "card"), default=30.0)
         self._piece_cells = int(np.ceil(widest * 1.5 / g.grid_mm)) + 2
 
-    def read_at(self, frame: np.ndarray, location, keep_canonical: bool = False) -> Reading:
+    def compared(self, frame: np.ndarray, location):
+        """The frame on the board (canonical image), against the enrolled board (``Difference``), the grid
+        cells under a hand, and the share of each zone under it."""
         canonical = self.canonical(frame, location)
         diff = self.compare.compare(canonical)
         hands = self.hands(diff)
         cover = {zid: float(hands[cells].mean()) if hands.any() else 0.0 for zid, cells in self._zone_cells.items()}
+        return canonical, diff, hands, cover
+
+    def read_at(self, frame: np.ndarray, location, keep_canonical: bool = False) -> Reading:
+        canonical, diff, hands, cover = self.compared(frame, location)
         zones = self.slots(canonical, diff, cover)
         counts = self.counts(frame, location, canonical, cover)
         if self.base.cards:
@@ -230,7 +236,7 @@ class BoardReader:
     def slots(self, canonical: np.ndarray, diff: Difference, cover: dict[str, float]) -> dict[str, ZoneReading]:
         if not self.slot_ids:
             return {}
-        m = self.measure(canonical, diff, np.array([cover.get(z, 0.0) for z in self.slot_ids]))
+        m = self.measure(canonical, diff, self.slot_cover(cover))
         x, ranked = self.place_features(m)
         if self.model is None:
             self.model = place_model.shipped()
@@ -250,6 +256,10 @@ class BoardReader:
             else:
                 out[zid] = ZoneReading(ranked[i][kind[i] - 1], round(float(p[i]), 3))
         return out
+
+    def slot_cover(self, cover: dict[str, float]) -> np.ndarray:
+        """``cover`` (per zone) as an array over ``slot_ids``."""
+        return np.array([cover.get(z, 0.0) for z in self.slot_ids])
 
     def place_features(self, m: PlaceMeasures) -> tuple[np.ndarray, list[list[str]]]:
         """The model's features for every slot, and each slot's pieces nearest first (what FIRST and SECOND

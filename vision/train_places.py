@@ -44,11 +44,8 @@ def table_examples(folder: Path, work: Path) -> tuple[np.ndarray, np.ndarray]:
         location = reader.locator.locate(frame)
         if not location.found:
             continue
-        canonical = board.canonical(frame, location)
-        diff = board.compare.compare(canonical)
-        hands = board.hands(diff)
-        cover = np.array([float(hands[board._zone_cells[z]].mean()) if z in board._zone_cells else 0.0
-                          for z in board.slot_ids])
+        canonical, diff, _, covered = board.compared(frame, location)
+        cover = board.slot_cover(covered)
         x, ranked = board.place_features(board.measure(canonical, diff, cover))
         hidden = set(truth.get("partly_hidden", []))
         for i, zid in enumerate(board.slot_ids):
