@@ -37,13 +37,12 @@ def register(sub) -> None:
 def run(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    if not args.game:
-        for name in default_layouts():
-            layout = load_layout(name)
-            print(summary(layout))
-            path = out / f"layout-{name}.png"
-            draw_plan(layout).save(path)
-            print(f"  plan drawn to {path}\n")
+    for name in default_layouts():
+        layout = load_layout(name)
+        print(summary(layout))
+        path = out / f"layout-{name}.png"
+        draw_plan(layout).save(path)
+        print(f"  plan drawn to {path}\n")
     status = 1
     began = time.perf_counter()
     hub = server = None

@@ -62,8 +62,12 @@ def test_check_rejects_an_unknown_game(cli, tmp_path):
     assert code == 2 and "game: expected one of" in err
 
 
-def test_demo_draws_every_layout(cli, tmp_path):
-    code, _, _ = cli("demo", "--out", str(tmp_path))
-    assert code == 0
+def test_demo_plays_a_session_and_draws_every_layout(cli, tmp_path):
+    """What ``make demo`` does, over the shortest session (the others are replayed in tests/live)."""
+    code, out, _ = cli("demo", "--game", "alchymia", "--out", str(tmp_path))
+    assert code == 0 and "NOT AS SCRIPTED" not in out
     for name in ("alchemists", "alchimiste", "alchymia", "chaudron"):
         assert (tmp_path / f"layout-{name}.png").is_file()
+    assert "illegal: Ada" in out                         # the scripted illegal move is called out
+    assert len(list((tmp_path / "alchymia").glob("*-illegal.png"))) == 1
+    assert (tmp_path / "alchymia" / "journal.jsonl").stat().st_size > 0
