@@ -65,6 +65,12 @@ class BoardReader:
         self._owner_flat = self.owner.ravel()
         # Each owned pixel's ring: 0 near the centre, 1 the rest of the place, 2 beyond it (off-centre, spill).
         self._ring = np.digitize(reach.ravel(), [INNER, 1.0]).astype(np.int32)
+        # The owned pixels, those of the places themselves and those near their centres, once: a read then
+        # looks at these alone (in ascending order, so every sum adds in the same order as over the image).
+        self._inside = np.flatnonzero(self._owner_flat >= 0)
+        self._inside_ring = self._ring[self._inside]
+        self._place_px = self._inside[self._inside_ring < 2]
+        self._inner_px = self._inside[self._inside_ring == 0]
         self.model = None  # the shipped place model, loaded at the first read
         self._board_lab = self._place_colours(self.compare.image)
         # The pieces each slot may hold (rows: slots, columns: ``_labels``), their areas and colours, and how
@@ -172,33 +178,32 @@ class BoardReader:
         """Per slot: what differs from the board around it, and its lit top's mean colour (Lab, relit)."""
         n = len(self.slot_ids)
         owner = self._owner_flat
-        inside = owner >= 0
+        inside, place_px, inner_px = self._inside, self._place_px, self._inner_px
         differs = diff.solid.ravel()
         bright = diff.brightness.ravel()
-        piece_px = np.flatnonzero(differs & inside)
-        board_px = np.flatnonzero(~differs & inside)
-        rings = np.bincount(owner[piece_px] * 3 + self._ring[piece_px], minlength=3 * n).reshape(n, 3)
+        core_all = diff.core.ravel()
+        seen = differs[inside]
+        piece_px, board_px = inside[seen], inside[~seen]
+        rings = np.bincount(owner[piece_px] * 3 + self._inside_ring[seen], minlength=3 * n).reshape(n, 3)
         rings = rings * self._mm2_per_px
-        place_px = np.flatnonzero(inside & (self._ring < 2))
         po_all = owner[place_px]
         place_n = np.maximum(np.bincount(po_all, minlength=n), 1)
         chroma = np.bincount(po_all, weights=diff.chroma.ravel()[place_px], minlength=n) / place_n
         lifted = np.bincount(po_all, weights=diff.lifted.ravel()[place_px], minlength=n) / place_n
-        inner_px = np.flatnonzero(inside & (self._ring == 0))
         pi = owner[inner_px]
         inner_n = np.maximum(np.bincount(pi, minlength=n), 1)
 
-        def inner_mean(values):
-            return np.bincount(pi, weights=values.ravel()[inner_px], minlength=n) / inner_n
+        def inner_mean(image, of=lambda v: v):
+            return np.bincount(pi, weights=of(image.reshape(len(owner), -1)[inner_px]).ravel(), minlength=n) / inner_n
 
         chroma_in, lifted_in = inner_mean(diff.chroma), inner_mean(diff.lifted)
-        contrast_in, shade_in = inner_mean(np.abs(diff.lifted)), inner_mean(diff.brightness)
+        contrast_in, shade_in = inner_mean(diff.lifted, np.abs), inner_mean(diff.brightness)
         edges_in = inner_mean(diff.edges)
         edges = np.bincount(po_all, weights=diff.edges.ravel()[place_px], minlength=n) / place_n
         own_piece = place_px[differs[place_px]]
         dark_n = np.bincount(owner[own_piece], weights=(bright[own_piece] < np.log(0.5)), minlength=n)
         dark = dark_n / np.maximum(np.bincount(owner[own_piece], minlength=n), 1)
-        core_in = np.flatnonzero(diff.core.ravel() & inside & (self._ring < 2))
+        core_in = place_px[core_all[place_px]]
         core = np.bincount(owner[core_in], minlength=n) * self._mm2_per_px
         # The light reaching each place: the board around it (a hand's shadow dims it, pieces do not count).
         lit_sum = np.bincount(owner[board_px], weights=bright[board_px], minlength=n)
@@ -206,7 +211,7 @@ class BoardReader:
         local = np.where(lit_n >= 8, lit_sum / np.maximum(lit_n, 1), 0.0)
         shade = np.minimum(local, 0.0)  # only shadows are divided out
         # The lit top: the brighter half of the piece away from its edges (its sides and shadow are darker).
-        core_px = np.flatnonzero(diff.core.ravel() & inside)
+        core_px = inside[core_all[inside]]
         po = owner[core_px]
         pb = bright[core_px]
         mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
@@ -219,7 +224,7 @@ class BoardReader:
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
-        level = inner_mean(np.log(diff.gain).mean(axis=2))
+        level = inner_mean(diff.gain, lambda g: np.log(g).mean(axis=1))
         return PlaceMeasures(rings[:, 0], rings[:, 1], rings[:, 2], core, chroma, lifted, chroma_in, lifted_in,
                              contrast_in, edges_in, edges, shade_in, dark, local, mean_lab, cover, level)
 
@@ -227,7 +232,7 @@ class BoardReader:
         """(slots, 3): the mean Lab of ``image`` near each place's centre, white-normalised as lit tops are."""
         n = len(self.slot_ids)
         owner = self._owner_flat
-        px = np.flatnonzero((owner >= 0) & (self._ring == 0))
+        px = self._inner_px
         bgr = image.reshape(-1, 3)[px].astype(np.float32) * self._white_scale
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         k = np.maximum(np.bincount(owner[px], minlength=n), 1)
