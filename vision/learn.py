@@ -61,7 +61,8 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         # The piece's cells are those furthest from the background at any shade; its colour is their
         # brightest half (the lit top, not the sides).
         d = np.sqrt(((lab[:, None, :] - bg_lab[None]) ** 2).sum(-1)).min(1)
-        piece = lab[d > np.percentile(d, 60)]
+        far = d > np.percentile(d, 60)
+        piece = lab[far if far.any() else d >= d.max()]  # (a slot of cells all alike: their colour)
         top = piece[piece[:, 0] >= np.median(piece[:, 0])]
         samples.setdefault(value, []).append(np.median(top, axis=0))
     colours = {label: lab_to_rgb(np.median(np.array(v), axis=0)) for label, v in samples.items()}
