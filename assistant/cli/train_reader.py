@@ -10,6 +10,7 @@ theirs. Needs scikit-learn (``pip install -e '.[train]'``); reading needs numpy 
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -74,8 +75,9 @@ def _render(folder: Path, args) -> Path:
 
     layouts = [load_layout(n) for n in default_layouts()]
     layouts = [lay for lay in layouts if any(z.kind == "slot" for z in lay.zones)]
-    for n, path in enumerate(write_tables(folder, layouts, args.tables, args.frames_per_table, args.seed, "both",
-                                          blur=True), 1):
+    tables = write_tables(folder, layouts, args.tables, args.frames_per_table, args.seed, "both", blur=True,
+                          workers=os.cpu_count() or 1)
+    for n, path in enumerate(tables, 1):
         if n % 50 == 0:
             print(f"{n} frames rendered ... {path.parent.name}", flush=True)
     return folder

@@ -109,48 +109,66 @@ def table_name(index: int, table: Table) -> str:
 
 
 def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table: int, seed: int = 0,
-                 boards: str = "both", blur: bool = False) -> Iterable[Path]:
+                 boards: str = "both", blur: bool = False, workers: int = 1) -> Iterable[Path]:
     """``tables`` table folders in ``out``, cycling through ``layouts`` (then board kinds, with ``both``),
     each with its empty board, its calibration frame and ``frames_per_table`` frames cycling through the
     five lightings (continuing from one table to the next, so that every lighting comes round as often).
     With ``blur``, every third frame (the second, fifth...) is blurred: camera shake up to 9 px (the first
     at 9, the case where the markers are lost and the cached position must hold) or defocus. Yields each
-    frame's path."""
-    from vision.render.dataset import write_frame
-
+    frame's path. Each table draws from its own generator (``seed``, its index), so table ``i`` is the same
+    whatever the number of tables and however many ``workers`` processes render them."""
     kinds = BOARD_KINDS if boards == "both" else (boards,)
     for kind in kinds:
         if kind not in BOARD_KINDS:
             raise ValueError(f"--boards: {boards!r}: expected plain, illustrated or both")
-    for i in range(tables):
-        layout = layouts[i % len(layouts)]
-        kind = kinds[(i // len(layouts)) % len(kinds)]
-        rng = np.random.default_rng([seed, i])
-        table = random_table(layout, rng, kind)
-        folder = out / table_name(i, table)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / TABLE_FILE).write_text(json.dumps({**table.to_dict(), "frames": frames_per_table}, indent=1)
-                                         + "\n", encoding="utf-8")
-        light = table.calibration_lighting
-        for name, state in ((EMPTY, empty_state(layout)), (CALIBRATION, calibration_state(layout))):
-            frame, truth = table_frame(table, layout, rng, light, state)
-            write_frame(folder / name, frame, truth)
-            yield folder / name
-        blurred = 0
-        for k in range(frames_per_table):
-            lighting = ALL_LIGHTINGS[(i * frames_per_table + k) % len(ALL_LIGHTINGS)]
-            hand, foreign = bool(rng.random() < HANDS), bool(rng.random() < FOREIGN)
-            motion = defocus = 0.0
-            if blur and k % 3 == 1:
-                if blurred % 3 == 0:
-                    motion = 9.0 if blurred == 0 else float(rng.uniform(3, 9))
-                elif blurred % 3 == 1:
-                    motion = float(rng.uniform(2, 9))
-                else:
-                    defocus = float(rng.uniform(1, 3.5))
-                blurred += 1
-            frame, truth = table_frame(table, layout, rng, lighting, hand=hand, foreign=foreign,
-                                       motion_blur_px=motion, defocus_px=defocus)
-            path = folder / f"f{k:03d}-{lighting}.png"
-            write_frame(path, frame, truth)
-            yield path
+    jobs = [(out, layouts[i % len(layouts)], kinds[(i // len(layouts)) % len(kinds)], i, frames_per_table, seed,
+             blur) for i in range(tables)]
+    if workers <= 1:
+        for job in jobs:
+            yield from write_table(*job)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for paths in pool.map(_written_table, jobs):
+            yield from paths
+
+
+def _written_table(job: tuple) -> list[Path]:
+    return list(write_table(*job))
+
+
+def write_table(out: Path, layout: Layout, kind: str, i: int, frames_per_table: int, seed: int,
+                blur: bool) -> Iterable[Path]:
+    """Table ``i`` of ``write_tables``: its folder in ``out``, yielding each frame's path."""
+    from vision.render.dataset import write_frame
+
+    rng = np.random.default_rng([seed, i])
+    table = random_table(layout, rng, kind)
+    folder = out / table_name(i, table)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / TABLE_FILE).write_text(json.dumps({**table.to_dict(), "frames": frames_per_table}, indent=1)
+                                     + "\n", encoding="utf-8")
+    light = table.calibration_lighting
+    for name, state in ((EMPTY, empty_state(layout)), (CALIBRATION, calibration_state(layout))):
+        frame, truth = table_frame(table, layout, rng, light, state)
+        write_frame(folder / name, frame, truth)
+        yield folder / name
+    blurred = 0
+    for k in range(frames_per_table):
+        lighting = ALL_LIGHTINGS[(i * frames_per_table + k) % len(ALL_LIGHTINGS)]
+        hand, foreign = bool(rng.random() < HANDS), bool(rng.random() < FOREIGN)
+        motion = defocus = 0.0
+        if blur and k % 3 == 1:
+            if blurred % 3 == 0:
+                motion = 9.0 if blurred == 0 else float(rng.uniform(3, 9))
+            elif blurred % 3 == 1:
+                motion = float(rng.uniform(2, 9))
+            else:
+                defocus = float(rng.uniform(1, 3.5))
+            blurred += 1
+        frame, truth = table_frame(table, layout, rng, lighting, hand=hand, foreign=foreign,
+                                   motion_blur_px=motion, defocus_px=defocus)
+        path = folder / f"f{k:03d}-{lighting}.png"
+        write_frame(path, frame, truth)
+        yield path
