@@ -117,23 +117,45 @@ class LiveFrames:
     """The latest encoded picture, kept fresh while someone watches the stream (``/live.mjpg``).
 
     The encoder looks for a new frame ``max_fps`` times a second rather than being woken by every frame: the
-    loop's thread never signals it, and the server's thread stays asleep between pictures."""
+    loop's thread never signals it, and the server's thread stays asleep between pictures. The viewers all
+    await one future per picture (:meth:`next`), resolved once for all of them: a viewer costs one write a
+    picture, no timer and no task of its own."""
 
-    def __init__(self, hub: Any, max_fps: float = MAX_FPS):
+    def __init__(self, hub: Any, max_fps: float = MAX_FPS, repeat_s: float = 1.0):
         self.hub = hub
         self.period = 1.0 / max_fps
+        self.repeat_s = repeat_s
         self.latest: Encoded | None = None
         self.viewers = 0
         self.encoded = 0
-        self.fresh = asyncio.Condition()
+        self._next: asyncio.Future | None = None
         self._encoding = asyncio.Lock()  # the stream's refresh and a /live.jpg at once: still one encoding
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg", initializer=_yield_to_the_loop)
 
+    def next(self) -> asyncio.Future:
+        """The next picture (or the same one again after ``repeat_s`` without a new one: a browser shows a
+        stream's picture when the next part comes)."""
+        if self._next is None or self._next.done():
+            self._next = asyncio.get_running_loop().create_future()
+        return self._next
+
+    def _tell(self, picture: Encoded) -> None:
+        if self._next is not None and not self._next.done():
+            self._next.set_result(picture)
+
     async def run(self, publish) -> None:
+        loop = asyncio.get_running_loop()
+        told = loop.time()
         while True:
             await asyncio.sleep(self.period)
             if self.viewers > 0:
+                before = self.latest
                 await self.refresh(publish)
+                if self.latest is not before:
+                    told = loop.time()
+                elif self.latest is not None and loop.time() - told >= self.repeat_s:
+                    self._tell(self.latest)
+                    told = loop.time()
 
     async def refresh(self, publish=None) -> Encoded | None:
         """Encode the latest frame if it is newer than the picture kept; tell the viewers."""
@@ -144,8 +166,7 @@ class LiveFrames:
             loop = asyncio.get_running_loop()
             self.latest = await loop.run_in_executor(self._executor, encode, seen, bool(self.hub.private_zones))
             self.encoded += 1
-        async with self.fresh:
-            self.fresh.notify_all()
+        self._tell(self.latest)
         if publish is not None:
             fps = self.hub.fps
             publish("frame", {"n": self.latest.index, "light": self.latest.light, "why": self.latest.why,

@@ -60,6 +60,80 @@ class Table:
         self.outputs.close()
 
 
+class SessionTable:
+    """A game fed its shipped session's states straight, as ``dry_run`` does (no camera, no reading: fast),
+    the hub told each answer as the live loop tells it; with ``serve``, the page served on a loopback port."""
+
+    def __init__(self, game: str, serve: bool = True):
+        from assistant.live.boards import Board, Boards, is_mat
+        from assistant.live.outputs import Outputs
+        from assistant.live.pipeline import Pipeline
+        from assistant.sessions import load_session
+        from assistant.table import make_mode, mode_class
+        from assistant.web import Hub
+        from assistant.web.server import WebServer
+
+        session = load_session(game)
+        self.session = session
+        boards = Boards([Board(name, layout, None, is_mat(layout, mode_class(game).card_mats))  # type: ignore[arg-type]
+                         for name, layout in session.board_layouts().items()])
+        self.hub = Hub()
+        self.outputs = Outputs.simulated()
+        self.pipeline = Pipeline(game, make_mode(game, boards.layout, session.setup), boards, self.outputs,
+                                 on_step=self.hub.on_step)
+        self.hub.attach(self.pipeline)
+        self.pipeline.start()
+        self.states = list(session.states())
+        self.next, self.previous = 0, None
+        self.server = WebServer(self.hub, "127.0.0.1", 0).start() if serve else None
+        self.url = self.server.url if self.server else None
+
+    def feed(self, upto: int) -> None:
+        """Commit the session's states up to ``upto`` (included), each one that differs, as the stabiliser
+        would, with the session's button presses between them."""
+        from assistant.live.pipeline import Step
+        from assistant.stabilise import State
+
+        while self.next <= min(upto, len(self.states) - 1):
+            i, full = self.next, self.states[self.next]
+            state = State.of(full["zones"], full["counts"])
+            if state != self.previous:
+                self.pipeline._answer(Step("state", i, self.pipeline.dispatch(state, self.previous), state,
+                                           self.previous))
+            self.previous = state
+            if i:
+                for command in self.session.steps[i - 1].commands:
+                    self.pipeline.command(command)
+            self.next += 1
+
+    def pump(self) -> int:
+        """The page's buttons, as the loop takes them between frames."""
+        commands = self.hub.poll()
+        for command in commands:
+            self.pipeline.command(command)
+        self.hub.service(self.outputs)
+        return len(commands)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+        self.outputs.close()
+
+
+@pytest.fixture
+def session_table():
+    """``session_table(game, serve=True)``: a :class:`SessionTable` over the game's shipped session."""
+    made: list[SessionTable] = []
+
+    def make(game: str, serve: bool = True) -> SessionTable:
+        made.append(SessionTable(game, serve))
+        return made[-1]
+
+    yield make
+    for table in made:
+        table.close()
+
+
 def recorded(rendered):
     """(frames, boards, setup, scripted commands) of a rendered session folder."""
     from assistant.live.boards import Boards

@@ -186,6 +186,52 @@ def test_state_panel_of_an_alchimiste_game(recorded_table, browser):
     context.close()
 
 
+def fact(page, label: str) -> str:
+    return page.text_content(f"#panel dt:text-is('{label}') + dd") or ""
+
+
+def test_state_panels_of_chaudron_and_alchymia(session_table, browser):
+    """What a player sees of the two other games on the game page, pushed as the table commits and as the
+    page's buttons act (the shipped sessions' states fed straight, no camera: fast)."""
+    context = browser.new_context()
+    page = context.new_page()
+
+    chaudron = session_table("chaudron")
+    chaudron.feed(3)
+    page.goto(chaudron.url + "game")
+    unlock(page, chaudron.hub.pin)
+    page.wait_for_selector("#panel dt:text-is('Cramés')", timeout=WAIT_MS)
+    assert fact(page, "Cramés") == "0 of 20" and fact(page, "Potions made") == "3 of 7"
+    assert page.locator("#panel table:has(caption:text('Potions revealed')) tbody tr").all_inner_texts() == \
+        ["Tempest\t2 of 3", "Viper Venom\t1 of 3"]
+    press(page, chaudron, "next")  # the card menu, as the physical button opens it
+    page.wait_for_selector("#display[alt*='Card played?']", state="attached", timeout=WAIT_MS)
+    chaudron.feed(9)  # Viper Venom's forced concoction: two Cramés
+    page.wait_for_selector("#panel dt:text-is('Cramés') + dd:text-is('2 of 20')", timeout=WAIT_MS)
+    assert fact(page, "Potions made") == "6 of 7"
+    chaudron.feed(10)
+    page.wait_for_selector("#panel dd:text-is('won')", timeout=WAIT_MS)
+    assert fact(page, "Cramés") == "4 of 20"
+    shoot(page, "game-chaudron")
+
+    alchymia = session_table("alchymia")
+    alchymia.feed(2)  # Basile's turn under way
+    page.goto(alchymia.url + "game")
+    unlock(page, alchymia.hub.pin)
+    page.wait_for_selector("#panel dd:text-is('Basile')", timeout=WAIT_MS)
+    assert fact(page, "Turns played") == "1"
+    press(page, alchymia, "confirm")  # ends the turn under way, as the physical button does
+    page.wait_for_selector("#panel dd:text-is('Cyrielle')", timeout=WAIT_MS)
+    assert fact(page, "Turns played") == "2"
+    crystals = "#panel table:has(caption:text('Crystals won')) tbody tr"
+    assert "Basile\t0\tnone\t5" in page.locator(crystals).all_inner_texts()
+    alchymia.feed(5)  # Basile completes the time crystal
+    page.wait_for_selector(f"{crystals}:has-text('Basile') >> td:nth-child(2):text-is('1')", timeout=WAIT_MS)
+    assert "Basile\t1\ttime\t4" in page.locator(crystals).all_inner_texts()
+    shoot(page, "game-alchymia")
+    context.close()
+
+
 def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     table = board_table  # the camera shows the empty board
     context = browser.new_context(bypass_csp=True)
