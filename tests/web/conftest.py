@@ -279,3 +279,29 @@ def board_table(board_frames, tmp_path):
     table.feed(0)
     yield table
     table.close()
+
+
+RESERVE = {"grey": 6, "blue": 2, "orange": 9, "yellow": 0, "green": 4}  # tests/live/test_referee_photo.py's
+
+
+@pytest.fixture(scope="session")
+def hand_photo(request):
+    """(path, reserve): a photo of the Alchimiste reserve with a hand over the orange tray, rendered once into
+    pytest's cache folder (PNG), and the true count of each tray."""
+    import cv2
+    import numpy as np
+
+    from calibration.layout import load_layout
+    from vision.render import Conditions, Hand, render_frame
+
+    path = request.config.cache.mkdir("web-frames") / "referee-hand.png"
+    if not path.exists():
+        layout = load_layout("alchimiste")
+        state = {"counts": {f"reserve-{c}": {c: n} for c, n in RESERVE.items()}}
+        tray = layout.zone("reserve-orange").center
+        hand = Hand((900.0, tray[1]), (tray[0] - 20, tray[1]), height_mm=90.0)
+        frame, truth = render_frame(layout, state, Conditions(placement_seed=4, hand=hand),
+                                    np.random.default_rng(2))
+        assert truth["counts"]["reserve-orange"] is None  # the hand really hides that tray
+        cv2.imwrite(str(path), frame)
+    return path, RESERVE

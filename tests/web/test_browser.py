@@ -302,22 +302,32 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     context.close()
 
 
-def test_referee_from_an_uploaded_photo(still_table, browser, tmp_path):
-    table = still_table("alchimiste", "alchimiste")
-    photo = tmp_path / "reserve.png"
-    cv2.imwrite(str(photo), table.frames[0])
-    context = browser.new_context(bypass_csp=True)
+def test_referee_from_the_live_frame_and_a_photo_with_a_tray_it_cannot_count(still_table, browser, hand_photo):
+    table = still_table("alchimiste", "alchimiste")  # the camera shows 3 cubes in each tray
+    context = browser.new_context()
     page = context.new_page()
     page.goto(table.url + "referee")
     page.click("#judge")
     page.wait_for_selector("#referee-note:has-text(\"needs the table's PIN\")", timeout=WAIT_MS)
     unlock(page, table.hub.pin)
-    page.check("input[name=source][value=photo]")
-    page.set_input_files("#photo", str(photo))
-    page.click("#judge")
+    page.click("#judge")  # the live frame
     page.wait_for_selector("#winners :text('win')", timeout=WAIT_MS)
     assert "grey 3, blue 3, orange 3, yellow 3, green 3" in page.text_content("#counts")
     shoot(page, "referee")
+
+    # a photo with a hand over the orange tray: that tray is asked in the form, nothing is scored meanwhile
+    page.check("input[name=source][value=photo]")
+    photo, reserve = hand_photo
+    page.set_input_files("#photo", str(photo))
+    page.click("#judge")
+    page.wait_for_selector("#asked input[name=count-orange]", timeout=WAIT_MS)
+    assert "orange (hidden: a hand over the tray)" in page.text_content("#referee-note")
+    assert page.text_content("#winners") == "" and page.text_content("#counts") == ""
+    for field in page.locator("#asked input").all():
+        field.fill(str(reserve[field.get_attribute("name").removeprefix("count-")]))
+    page.click("#judge")
+    page.wait_for_selector("#counts:has-text('orange 9 (by hand)')", timeout=WAIT_MS)
+    assert "Morgane" in page.text_content("#winners")
     context.close()
 
 
