@@ -42,6 +42,16 @@ def shoot(page, name: str) -> None:
         page.screenshot(path=ARTIFACTS / f"{name}-{tag}.png", full_page=True)
 
 
+def readme_picture(page, name: str, element: str | None = None) -> None:
+    """The README's picture of a page (``docs/img/web-NAME.png`` is a copy, see docs/web.md): a phone's
+    screen, scrolled to the section of ``element``."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    if element is not None:
+        page.evaluate(f"document.querySelector({json.dumps(element)}).closest('section').scrollIntoView()")
+    page.wait_for_timeout(150)
+    page.screenshot(path=ARTIFACTS / f"web-{name}.png")
+
+
 def unlock(page, pin: str) -> None:
     page.fill("#pin input", pin)
     page.click("#pin [data-do=unlock]")
@@ -154,6 +164,7 @@ def test_game_buttons_and_two_players_over_a_recorded_session(alchemists_table, 
     shoot(live, "live")
     shoot(game, "game")
     shoot(ada, "player")
+    readme_picture(ada, "player")
     for context in (shared, ada_context, bea_context):
         context.close()
 
@@ -180,9 +191,7 @@ def test_state_panel_of_an_alchimiste_game(recorded_table, browser):
     assert "Fame tiles in the supply1, 2, 4, 5, 6, 8, 9, 10" in page.text_content("#panel dl")
     assert "school" not in page.text_content("#panel").lower()  # secret until the end
     shoot(page, "game-alchimiste")
-    page.set_viewport_size({"width": 390, "height": 844})  # a phone scrolled to the panel (the README's picture)
-    page.evaluate("document.getElementById('panel').parentElement.scrollIntoView()")
-    page.screenshot(path=ARTIFACTS / "game-panel-phone.png")
+    readme_picture(page, "game", "#panel")
     context.close()
 
 
@@ -287,6 +296,7 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     assert reader.model.source == "calibration" and reader.locator.corners_px is not None
     assert reader.board_reader is not None  # ... against the enrolled board
     shoot(page, "setup")
+    readme_picture(page, "setup", "#step-board")
 
     # a card enrolled from the card place it lies in, then read again with it
     cards = alchemists_table
@@ -306,6 +316,12 @@ def test_referee_from_the_live_frame_and_a_photo_with_a_tray_it_cannot_count(sti
     table = still_table("alchimiste", "alchimiste")  # the camera shows 3 cubes in each tray
     context = browser.new_context()
     page = context.new_page()
+    page.goto(table.url)  # the live view of the Alchimiste board: every zone outlined, the trays' counts
+    deadline = time.monotonic() + WAIT_MS / 1000  # (the page's own CSP forbids wait_for_function's polling)
+    while page.locator("#live").evaluate("(img) => img.naturalWidth") == 0:
+        assert time.monotonic() < deadline, "the live picture never came"
+        page.wait_for_timeout(50)
+    readme_picture(page, "live")
     page.goto(table.url + "referee")
     page.click("#judge")
     page.wait_for_selector("#referee-note:has-text(\"needs the table's PIN\")", timeout=WAIT_MS)
@@ -328,6 +344,7 @@ def test_referee_from_the_live_frame_and_a_photo_with_a_tray_it_cannot_count(sti
     page.click("#judge")
     page.wait_for_selector("#counts:has-text('orange 9 (by hand)')", timeout=WAIT_MS)
     assert "Morgane" in page.text_content("#winners")
+    readme_picture(page, "referee", "#referee-result")
     context.close()
 
 
