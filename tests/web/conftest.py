@@ -224,16 +224,17 @@ def calibration_frames(request):
 
 @pytest.fixture
 def still_table(calibration_frames, tmp_path):
-    """``still_table(game, layout)``: a table whose camera shows that layout's calibration frame."""
+    """``still_table(game, layout, frames=None)``: a table whose camera shows that layout's calibration frame
+    (read 4 times), or ``frames`` (the first one read)."""
     from assistant.live.boards import Boards
     from calibration.layout import load_layout
 
     made: list[Table] = []
 
-    def make(game: str, layout: str) -> Table:
-        frame = calibration_frames(layout)
-        table = Table(game, [frame] * 4, Boards.single(load_layout(layout)), SETUPS[game], tmp_path / layout)
-        table.feed(3)
+    def make(game: str, layout: str, frames: list | None = None) -> Table:
+        frames = frames or [calibration_frames(layout)] * 4
+        table = Table(game, frames, Boards.single(load_layout(layout)), SETUPS[game], tmp_path / layout)
+        table.feed(3 if len(frames) == 4 else 0)
         made.append(table)
         return table
 

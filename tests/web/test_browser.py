@@ -348,6 +348,27 @@ def test_referee_from_the_live_frame_and_a_photo_with_a_tray_it_cannot_count(sti
     context.close()
 
 
+def test_the_live_view_says_why_the_board_is_not_found(still_table, calibration_frames, browser):
+    seen = calibration_frames("chaudron")
+    covered = seen.copy()
+    covered[:, 600:], covered[450:, :] = (30, 40, 60), (30, 40, 60)  # a cloth over all but the top-left marker
+    dark = np.zeros_like(seen)  # the light off, or the camera looking away
+    table = still_table("chaudron", "chaudron", [covered, dark, seen])
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(table.url)
+    page.wait_for_selector("#why:has-text('board not found (chaudron): 1 of 4 markers seen; uncover the others or "
+                           "store the corners in the set-up')", timeout=WAIT_MS)
+    assert page.text_content("#board") == "not found"
+    table.feed(1)
+    page.wait_for_selector("#why:has-text('no marker seen (is the camera above the board, the light on?)')",
+                           timeout=WAIT_MS)
+    table.feed(2)
+    page.wait_for_selector("#board:text-is('found')", timeout=WAIT_MS)
+    assert page.is_hidden("#why")
+    context.close()
+
+
 def test_pages_load_without_errors(alchemists_table, browser):
     table = alchemists_table
     table.feed(2)
