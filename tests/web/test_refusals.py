@@ -7,6 +7,8 @@ import asyncio
 import io
 import json
 
+import cv2
+import numpy as np
 import pytest
 from aiohttp import FormData
 from aiohttp.test_utils import TestClient, TestServer
@@ -152,3 +154,20 @@ def test_nothing_secret_in_the_shared_status(hub):
 
     text = run(hub, scenario)
     assert hub.pin not in text and "YYXX" not in text
+
+
+def test_referee_asks_every_tray_of_a_photo_without_the_board_in_the_form(hub):
+    async def scenario(client):
+        await client.post("/api/unlock", json={"pin": hub.pin}, headers=CHANGE)
+        form = FormData()
+        form.add_field("endgame", json.dumps({"players": [{"name": "A", "school": "grey", "fame": 3, "screen": {}}]}))
+        _, dark = cv2.imencode(".png", np.zeros((480, 640, 3), np.uint8))
+        form.add_field("photo", io.BytesIO(dark.tobytes()), filename="dark.png", content_type="image/png")
+        response = await client.post("/api/referee", data=form, headers=CHANGE)
+        assert response.status == 200
+        return await response.json()
+
+    asked = run(hub, scenario)
+    assert asked["ask"] == ["grey", "blue", "orange", "yellow", "green"] and "result" not in asked
+    assert asked["message"] == ("the photo: the table's markers are not in the photo; count the trays by hand and "
+                                "type them below")
