@@ -160,7 +160,8 @@ def test_referee_asks_every_tray_of_a_photo_without_the_board_in_the_form(hub):
     async def scenario(client):
         await client.post("/api/unlock", json={"pin": hub.pin}, headers=CHANGE)
         form = FormData()
-        form.add_field("endgame", json.dumps({"players": [{"name": "A", "school": "grey", "fame": 3, "screen": {}}]}))
+        form.add_field("endgame", json.dumps({"players": [{"name": "A", "school": "grey", "fame": 3, "screen": {}},
+                                                          {"name": "B", "school": "blue", "fame": 5, "screen": {}}]}))
         _, dark = cv2.imencode(".png", np.zeros((480, 640, 3), np.uint8))
         form.add_field("photo", io.BytesIO(dark.tobytes()), filename="dark.png", content_type="image/png")
         response = await client.post("/api/referee", data=form, headers=CHANGE)
