@@ -108,12 +108,13 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
            commands: Mapping[int, Iterable[str]] | None = None, on_step: Callable[[Step], None] | None = None,
            progress: Progress | None = None, pictures: bool = True, keep_readings: bool = False,
            stabiliser: Stabiliser | None = None, title: str = "", web: Any = None, realtime: bool = False,
-           hold: bool = False) -> Replayed:
+           hold: bool = False, wait: Callable[[], bool] | None = None) -> Replayed:
     """Play ``source`` through the pipeline of ``game``; see the module's docstring for what ``out`` gets.
 
     ``web`` (an ``assistant.web.Hub``) is told every frame and answer, and its on-screen buttons are pressed
     like the scripted ones; ``realtime`` reads the frames at their own pace; ``hold`` keeps the game (and
-    its buttons) going after the last frame until Ctrl-C."""
+    its buttons) going after the last frame until Ctrl-C; ``wait`` (with ``web``): the game is set up but its
+    first frame waits while ``wait()`` is true (the page's buttons and requests are taken meanwhile)."""
     out_dir = Path(out) if out is not None else None
     journal = None
     if out_dir is not None:
@@ -162,6 +163,8 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
         if web is not None:
             web.attach(pipeline)
         pipeline.start()
+        while wait is not None and web is not None and wait():
+            idle(pipeline, outputs, web, clock)
         for t, frame in source:
             if realtime:  # the recording at the pace the camera gave it
                 paced = time.monotonic() - t if paced is None else paced
@@ -181,12 +184,7 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
             if progress is not None:
                 progress.update(n, f"{sum(len(s.events) for s in pipeline.steps)} events")
         while hold and web is not None:  # the last frame stays on the table; the page's buttons still work
-            time.sleep(0.05)
-            clock.advance(0.05)
-            for command in web.poll():
-                pipeline.command(command)
-            web.service(outputs)
-            outputs.render()
+            idle(pipeline, outputs, web, clock)
     finally:
         if progress is not None:
             progress.close()
@@ -195,6 +193,16 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
         pipeline.close()
         outputs.close()
     return Replayed(pipeline, written, n)
+
+
+def idle(pipeline: Pipeline, outputs: Outputs, web: Any, clock: SteppedClock, seconds: float = 0.05) -> None:
+    """A moment with no frame: the page's buttons and requests taken, the outputs kept alive."""
+    time.sleep(seconds)
+    clock.advance(seconds)
+    for command in web.poll():
+        pipeline.command(command)
+    web.service(outputs)
+    outputs.render()
 
 
 def _safe(text: str) -> str:
