@@ -28,6 +28,7 @@ WIDTH = 960
 QUALITY = 75
 MASK_MARGIN_MM = 8.0
 BOUNDARY = b"picture"
+MARKER_SEEN = (255, 255, 0)  # BGR cyan: a marker seen while the board is not found
 ENCODER_NICE = 10
 
 
@@ -45,8 +46,10 @@ class Encoded:
                 + b"\r\n--" + BOUNDARY + b"\r\n")  # the boundary right after: a browser shows a part then
 
 
-def picture(seen: Any, private: bool) -> np.ndarray:
-    """The frame with the readings drawn, the scan area masked when ``private``, at most ``WIDTH`` wide (BGR).
+def picture(seen: Any, private: bool, markers: dict[int, np.ndarray] | None = None) -> np.ndarray:
+    """The frame with the readings drawn, the scan area masked when ``private``, at most ``WIDTH`` wide (BGR);
+    ``markers`` (id -> corners in the frame's pixels), the markers seen while the board is not found, outlined
+    with their ids so that the camera can be aimed.
 
     Scaled first, then drawn at the size it is shown (the boards' homographies scaled with it): drawing on the
     camera's frame and scaling after cost three times the CPU (two full-size copies) for fainter lines."""
@@ -59,7 +62,15 @@ def picture(seen: Any, private: bool) -> np.ndarray:
     out = frame
     for layout, reading in readings:
         out = annotate(out, layout, reading)
-    return mask_cards(out, readings) if private else out
+    out = mask_cards(out, readings) if private else out
+    scale = out.shape[1] / w
+    for marker, corners in (markers or {}).items():
+        pts = np.round(corners * scale).astype(np.int32)
+        cv2.polylines(out, [pts], True, MARKER_SEEN, 2, cv2.LINE_AA)
+        x, y = pts.min(axis=0)
+        cv2.putText(out, str(marker), (int(x), max(12, int(y) - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, MARKER_SEEN, 2,
+                    cv2.LINE_AA)
+    return out
 
 
 def _scaled(reading: Any, scale: float) -> Any:
@@ -92,12 +103,19 @@ def mask_cards(image: np.ndarray, readings: list[tuple[Any, Any]]) -> np.ndarray
     return out
 
 
-def why_not_found(seen: Any) -> str | None:
+def seen_markers(seen: Any) -> dict[int, np.ndarray]:
+    """The markers in the frame, looked for only when the board is not found (then they say why)."""
     if seen.board_found:
-        return None
+        return {}
     from vision.locate import detect_markers
 
-    found = len(detect_markers(seen.frame))
+    return detect_markers(seen.frame)
+
+
+def why_not_found(seen: Any, markers: dict[int, np.ndarray] | None = None) -> str | None:
+    if seen.board_found:
+        return None
+    found = len(seen_markers(seen) if markers is None else markers)
     expected = sum(len(layout.markers) for layout, _ in seen.readings)
     where = f" ({', '.join(seen.missing)})" if seen.missing else ""
     if found == 0:
@@ -107,11 +125,12 @@ def why_not_found(seen: Any) -> str | None:
 
 
 def encode(seen: Any, private: bool) -> Encoded:
-    image = picture(seen, private)
+    markers = seen_markers(seen)
+    image = picture(seen, private, markers)
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
     if not ok:
         raise OSError("cannot encode the live picture")
-    return Encoded(seen.index, data.tobytes(), light(seen.frame), why_not_found(seen))
+    return Encoded(seen.index, data.tobytes(), light(seen.frame), why_not_found(seen, markers))
 
 
 def light(frame: np.ndarray) -> int:

@@ -218,6 +218,10 @@ def test_state_panels_of_chaudron_and_alchymia(session_table, browser):
     chaudron.feed(9)  # Viper Venom's forced concoction: two Cramés
     page.wait_for_selector("#panel dt:text-is('Cramés') + dd:text-is('2 of 20')", timeout=WAIT_MS)
     assert fact(page, "Potions made") == "6 of 7"
+    # the verdict as it happens, with its reason; the LED strip mirrored
+    page.wait_for_selector("#events li:has-text('forced concoction of Viper Venom (4th cube): 2 missing')",
+                           timeout=WAIT_MS)
+    assert page.locator("#strip .led").count() == sum(len(c) for c in chaudron.hub.leds.values()) > 0
     chaudron.feed(10)
     page.wait_for_selector("#panel dd:text-is('won')", timeout=WAIT_MS)
     assert fact(page, "Cramés") == "4 of 20"
@@ -360,13 +364,26 @@ def test_the_live_view_says_why_the_board_is_not_found(still_table, calibration_
     page.wait_for_selector("#why:has-text('board not found (chaudron): 1 of 4 markers seen; uncover the others or "
                            "store the corners in the set-up')", timeout=WAIT_MS)
     assert page.text_content("#board") == "not found"
+    assert cyan_near_the_top_left_marker(table) > 20  # the marker seen is outlined on the picture
     table.feed(1)
     page.wait_for_selector("#why:has-text('no marker seen (is the camera above the board, the light on?)')",
                            timeout=WAIT_MS)
     table.feed(2)
     page.wait_for_selector("#board:text-is('found')", timeout=WAIT_MS)
-    assert page.is_hidden("#why")
+    assert page.is_hidden("#why") and cyan_near_the_top_left_marker(table) == 0
     context.close()
+
+
+def cyan_near_the_top_left_marker(table) -> int:
+    """Pixels of the live picture drawn in the colour of a marker seen, around marker 10 of the frame."""
+    from vision.locate import detect_markers
+
+    picture = cv2.imdecode(np.frombuffer(urllib.request.urlopen(table.url + "live.jpg").read(), np.uint8), 1)
+    scale = picture.shape[1] / table.frames[2].shape[1]
+    (x0, y0), (x1, y1) = (detect_markers(table.frames[2])[10].min(axis=0) * scale - 15,
+                          detect_markers(table.frames[2])[10].max(axis=0) * scale + 15)
+    patch = picture[int(y0):int(y1), int(x0):int(x1)].astype(int)
+    return int(((patch[..., 0] > 180) & (patch[..., 1] > 180) & (patch[..., 2] < 110)).sum())
 
 
 def test_pages_load_without_errors(alchemists_table, browser):
