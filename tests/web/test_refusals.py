@@ -131,6 +131,8 @@ def test_players_need_their_own_token_and_see_only_their_own_page(hub):
 
 
 def test_referee_refuses_a_malformed_upload(hub):
+    before = hub.status()
+
     async def scenario(client):
         await client.post("/api/unlock", json={"pin": hub.pin}, headers=CHANGE)
         players = json.dumps({"players": [{"name": "A", "school": "grey", "fame": 3, "screen": {}}]})
@@ -145,6 +147,7 @@ def test_referee_refuses_a_malformed_upload(hub):
         await refused(await client.post("/api/referee", json={}, headers=CHANGE), 400, "multipart/form-data")
 
     run(hub, scenario)
+    unchanged(hub, before)
 
 
 def test_nothing_secret_in_the_shared_status(hub):
