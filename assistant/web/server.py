@@ -111,6 +111,7 @@ class App:
         r.add_get("/api/players/{name}", self.player_named)
         r.add_post("/api/player/scan", self.scan)
         r.add_get("/api/setup/layouts", self.setup_layouts)
+        r.add_post("/api/setup/game", self.setup_game)  # before /api/setup/{step}: routes match in order
         r.add_get("/setup/frame.jpg", self.setup_frame)
         r.add_get("/setup/guide.jpg", self.setup_guide)
         r.add_post("/api/setup/{step}", self.setup_step)
@@ -356,6 +357,16 @@ class App:
 
     async def setup_layouts(self, request: web.Request) -> web.Response:
         return web.json_response(wizard.layouts(self.hub))
+
+    async def setup_game(self, request: web.Request) -> web.Response:
+        """The game chosen: the game wheel turned to it and confirmed (``run`` only)."""
+        self.require_pin(request)
+        game = (await self.json_body(request)).get("game")
+        try:
+            self.hub.turn_wheel_to(str(game))
+        except ValueError as e:
+            raise refuse(409 if "needs" in str(e) else 400, str(e)) from None
+        return web.json_response({"game": game, "started": game != self.hub.game})
 
     async def setup_frame(self, request: web.Request) -> web.Response:
         self.require_pin(request)

@@ -251,7 +251,16 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     page = context.new_page()
     page.goto(table.url + "setup")
     assert page.is_hidden("#steps")  # nothing of the set-up without the PIN
+    table.hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as `run` sets it
     unlock(page, table.hub.pin)
+
+    # the game chosen: the game wheel turned to it and confirmed, as a player would (tests/web/test_wheel.py
+    # has `run` switch games with it)
+    page.wait_for_selector("#game-now:text-is('chaudron')", timeout=WAIT_MS)
+    page.select_option("#game-choice", "alchemists")
+    page.click("#start-game")
+    page.wait_for_selector("#game-result:has-text('alchemists: starting')", timeout=WAIT_MS)
+    assert table.hub.poll() == ["game-next", "game-next", "confirm"]  # taken here, not given to this harness's mode
     page.select_option("#layout", "chaudron")
 
     # the empty board enrolled (as 'calibrate board'): the board as learnt, then the live frame read with it

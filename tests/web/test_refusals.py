@@ -175,3 +175,20 @@ def test_referee_asks_every_tray_of_a_photo_without_the_board_in_the_form(hub):
     assert asked["ask"] == ["grey", "blue", "orange", "yellow", "green"] and "result" not in asked
     assert asked["message"] == ("the photo: the table's markers are not in the photo; count the trays by hand and "
                                 "type them below")
+
+
+def test_choosing_the_game_needs_the_wheel_of_run_and_one_of_its_games(hub):
+    before = hub.status()
+
+    async def scenario(client):
+        await refused(await client.post("/api/setup/game", json={"game": "chaudron"}, headers=CHANGE), 401,
+                      "needs the table's PIN")
+        await client.post("/api/unlock", json={"pin": hub.pin}, headers=CHANGE)
+        await refused(await client.post("/api/setup/game", json={"game": "chaudron"}, headers=CHANGE), 409,
+                      "choosing the game needs 'alchemy-table run'")
+        hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as run sets it
+        await refused(await client.post("/api/setup/game", json={"game": "chess"}, headers=CHANGE), 400,
+                      "game: expected one of alchimiste, chaudron")
+
+    run(hub, scenario)
+    unchanged(hub, before)

@@ -1,5 +1,6 @@
 """The page's game wheel in ``alchemy-table run``: pressed on the page (with the PIN), it asks and switches the
-game exactly as the physical wheel does (tests/live/test_game_wheel.py presses the physical one)."""
+game exactly as the physical wheel does (tests/live/test_game_wheel.py presses the physical one); the set-up
+page's "Start this game" turns the same wheel."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ class PagePresses:
     """The physical buttons, never pressed; at the given polls (one per frame read) the page's buttons are
     pressed instead, over HTTP with the PIN, as a phone would."""
 
-    def __init__(self, presses, state, capsys):
+    def __init__(self, presses, state, capsys, chosen=None):
         self.presses, self.state, self.capsys = dict(presses), state, capsys
+        self.chosen = dict(chosen or {})  # poll -> the game chosen on the set-up page
         self.polls = 0
         self.opener = None
         self.url = ""
@@ -27,6 +29,8 @@ class PagePresses:
         self.polls += 1
         for command in self.presses.get(self.polls, ()):
             self.post("api/press", {"command": command})
+        if self.polls in self.chosen:
+            self.post("api/setup/game", {"game": self.chosen[self.polls]})
         return []
 
     def post(self, path: str, body: dict) -> None:
@@ -43,27 +47,31 @@ class PagePresses:
         pass
 
 
-def test_the_page_turns_the_game_wheel_and_confirms(alchemists_frames, tmp_path, monkeypatch, capsys):
+def test_the_page_turns_the_game_wheel_and_the_set_up_chooses_the_game(alchemists_frames, tmp_path, monkeypatch,
+                                                                       capsys):
     session, rendered = alchemists_frames
     state = tmp_path / "state"
     for name in ("ALCHEMY_TABLE_SYSTEM_CONFIG", "ALCHEMY_TABLE_USER_CONFIG"):
         monkeypatch.setenv(name, str(tmp_path / "none.toml"))
-    presses = PagePresses({3: ["game-next"], 4: ["game-next", "game-previous"], 5: ["confirm"]}, state, capsys)
+    presses = PagePresses({3: ["game-next"], 4: ["game-next", "game-previous"], 5: ["confirm"]}, state, capsys,
+                          chosen={8: "chaudron"})
     monkeypatch.setattr(Config, "open_buttons", lambda self, **kw: presses)
     from assistant.cli import main
 
     setup = tmp_path / "alchimiste.json"
     setup.write_text(json.dumps({"players": [{"name": "Abigail", "seal": "red"}, {"name": "Merlin", "seal": "white"}]}))
     (tmp_path / "alchemists.json").write_text(json.dumps(session.setup))
+    (tmp_path / "chaudron.json").write_text('{"players": 2}')
     (tmp_path / "config.toml").write_text(f'[table]\nsetups = {{alchimiste = "{setup}", '
-                                          f'alchemists = "{tmp_path / "alchemists.json"}"}}\n')
+                                          f'alchemists = "{tmp_path / "alchemists.json"}", '
+                                          f'chaudron = "{tmp_path / "chaudron.json"}"}}\n')
     code = main(["run", "--game", "alchemists", "--simulate", "--web", "127.0.0.1:0", "--set", "camera.source=folder",
                  "--set", f"camera.path={rendered.folder}", "--set", f"table.state_dir={state}", "--set",
                  "display.backend=dummy", "--config", str(tmp_path / "config.toml")])
     err = capsys.readouterr().err
     assert code == 0, err
-    assert "switched to a new alchimiste game" in err
-    kept = list((state / "games").iterdir())
-    assert len(kept) == 1 and kept[0].name.endswith("-alchemists.jsonl")
-    assert not [r for r in read(kept[0]) if r.kind == "command"]  # the wheel's presses are not the game's
-    assert read(state / "game.jsonl")[0].data["game"] == "alchimiste"
+    assert "switched to a new alchimiste game" in err and "switched to a new chaudron game" in err
+    kept = sorted((state / "games").iterdir())
+    assert [k.name.split("-")[-1] for k in kept] == ["alchemists.jsonl", "alchimiste.jsonl"]
+    assert not [r for k in kept for r in read(k) if r.kind == "command"]  # the wheel's presses are not the game's
+    assert read(state / "game.jsonl")[0].data["game"] == "chaudron"
