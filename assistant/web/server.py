@@ -250,7 +250,8 @@ class App:
             if self.frames.latest is not None:
                 await response.write(self.frames.latest.part)
             while True:  # a viewer still writing when a picture comes gets the one after: the latest, not all
-                await response.write((await self.frames.next()).part)
+                # shielded: a viewer leaving is cancelled, and must not cancel the picture the others await
+                await response.write((await asyncio.shield(self.frames.next())).part)
         except ConnectionResetError:  # the viewer left
             pass
         finally:
