@@ -139,9 +139,10 @@ def light(frame: np.ndarray) -> int:
     return round(float(cv2.cvtColor(np.ascontiguousarray(frame[::8, ::8]), cv2.COLOR_BGR2GRAY).mean()) / 2.55)
 
 
-def _yield_to_the_loop() -> None:
-    """The encoder's thread gives way to the loop's when they want the same core (Linux: a thread's own nice
-    value); a picture late by a few milliseconds is not seen, a frame read late is."""
+def give_way() -> None:
+    """The calling thread (the encoder's, the server's) gives way to the loop's when they want the same core
+    (Linux: a thread's own nice value); a picture or a status late by a few milliseconds is not seen, a frame
+    read late is."""
     with contextlib.suppress(OSError, AttributeError):  # elsewhere: the same priority as the loop
         me = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + ENCODER_NICE))
@@ -164,7 +165,7 @@ class LiveFrames:
         self.encoded = 0
         self._next: asyncio.Future | None = None
         self._encoding = asyncio.Lock()  # the stream's refresh and a /live.jpg at once: still one encoding
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg", initializer=_yield_to_the_loop)
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg", initializer=give_way)
 
     def next(self) -> asyncio.Future:
         """The next picture (or the same one again after ``repeat_s`` without a new one: a browser shows a

@@ -29,7 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from assistant.web import referee, wizard
-from assistant.web.frames import BOUNDARY, LiveFrames, mask_cards
+from assistant.web.frames import BOUNDARY, LiveFrames, give_way, mask_cards
 from assistant.web.players import PlayerError
 from assistant.web.security import (
     PLAYER_COOKIE,
@@ -481,6 +481,7 @@ class WebServer:
         return self
 
     def _serve(self, sock: socket.socket) -> None:
+        give_way()  # on a busy core the loop's thread goes first: its frames, then the viewers' news
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)

@@ -373,6 +373,8 @@ def test_the_live_view_says_why_the_board_is_not_found(still_table, calibration_
     page.wait_for_selector("#why:has-text('board not found (chaudron): 1 of 4 markers seen; uncover the others or "
                            "store the corners in the set-up')", timeout=WAIT_MS)
     assert page.text_content("#board") == "not found"
+    page.wait_for_selector("#light:has-text('%')", timeout=WAIT_MS)  # the light, as the picture came
+    assert 0 < int(page.text_content("#light").removesuffix(" %")) < 100
     assert cyan_near_the_top_left_marker(table) > 20  # the marker seen is outlined on the picture
     table.feed(1)
     page.wait_for_selector("#why:has-text('no marker seen (is the camera above the board, the light on?)')",
@@ -380,6 +382,7 @@ def test_the_live_view_says_why_the_board_is_not_found(still_table, calibration_
     table.feed(2)
     page.wait_for_selector("#board:text-is('found')", timeout=WAIT_MS)
     assert page.is_hidden("#why") and cyan_near_the_top_left_marker(table) == 0
+    assert float(page.text_content("#fps")) > 0  # frames per second, from the frames read
     context.close()
 
 
