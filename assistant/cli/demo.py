@@ -102,8 +102,8 @@ def _play(args, out: Path, hub, url: str = "") -> int:
 
 
 def _players(hub, url: str):
-    """The Alchemists session waits on its first frame until a player is at the scanner (or two minutes): its
-    scans played at their own pace would be over before anyone could join from a phone."""
+    """The Alchemists session waits after its first frame until a player is at the scanner (or two minutes):
+    its scans played at their own pace would be over before anyone could join from a phone."""
     deadline: list[float] = []
 
     def waiting() -> bool:

@@ -113,8 +113,8 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
 
     ``web`` (an ``assistant.web.Hub``) is told every frame and answer, and its on-screen buttons are pressed
     like the scripted ones; ``realtime`` reads the frames at their own pace; ``hold`` keeps the game (and
-    its buttons) going after the last frame until Ctrl-C; ``wait`` (with ``web``): the game is set up but its
-    first frame waits while ``wait()`` is true (the page's buttons and requests are taken meanwhile)."""
+    its buttons) going after the last frame until Ctrl-C; ``wait`` (with ``web``): after the first frame (which
+    never commits) the recording waits while ``wait()`` is true, the page's buttons and requests taken."""
     out_dir = Path(out) if out is not None else None
     journal = None
     if out_dir is not None:
@@ -163,8 +163,6 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
         if web is not None:
             web.attach(pipeline)
         pipeline.start()
-        while wait is not None and web is not None and wait():
-            idle(pipeline, outputs, web, clock)
         for t, frame in source:
             if realtime:  # the recording at the pace the camera gave it
                 paced = time.monotonic() - t if paced is None else paced
@@ -181,6 +179,11 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
             if web is not None:
                 web.service(outputs)
             n += 1
+            if n == 1 and wait is not None and web is not None:  # the first frame on the page while it waits
+                began = time.monotonic()
+                while wait():
+                    idle(pipeline, outputs, web, clock)
+                paced = None if paced is None else paced + time.monotonic() - began
             if progress is not None:
                 progress.update(n, f"{sum(len(s.events) for s in pipeline.steps)} events")
         while hold and web is not None:  # the last frame stays on the table; the page's buttons still work
