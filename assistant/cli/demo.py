@@ -19,6 +19,7 @@ from calibration.layout import default_layouts, load_layout
 from calibration.plan import draw_plan
 
 GAMES = ("alchimiste", "chaudron", "alchymia", "alchemists")
+PLAYERS_WAIT_S = 120.0
 
 
 def register(sub) -> None:
@@ -29,8 +30,9 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, default=2, metavar="N",
                    help="processes rendering the frames the first time (default 2)")
     p.add_argument("--web", metavar="[HOST:]PORT",
-                   help="serve the table's page: the sessions play at their own pace, and the last game's page "
-                        "stays up until Ctrl-C")
+                   help="serve the table's page: the sessions play at their own pace (the Alchemists one "
+                        "waits for a player at the scanner, at most two minutes), and the last game's page stays "
+                        "up until Ctrl-C")
     p.set_defaults(run=run)
 
 
@@ -53,7 +55,7 @@ def run(args) -> int:
         hub = Hub(calibration=out / "calibration.json", cards=out / "cards")
         server = start(args.web, hub, out, lambda m: print(f"alchemy-table: {m}", file=sys.stderr, flush=True))
     try:
-        status = _play(args, out, hub)
+        status = _play(args, out, hub, server.url if server is not None else "")
     except KeyboardInterrupt:
         print("alchemy-table: stopping", file=sys.stderr)
     finally:
@@ -63,7 +65,7 @@ def run(args) -> int:
     return status
 
 
-def _play(args, out: Path, hub) -> int:
+def _play(args, out: Path, hub, url: str = "") -> int:
     from assistant.live.run import print_step
     from assistant.sessions import load_session
     from assistant.sessions.play import play_session
@@ -84,7 +86,8 @@ def _play(args, out: Path, hub) -> int:
 
         played = play_session(session, out / "frames" / game, out / game, workers=max(1, args.workers),
                               on_step=print_step, render_progress=rendering, web=hub, realtime=hub is not None,
-                              hold=hub is not None and game == games[-1])
+                              hold=hub is not None and game == games[-1],
+                              wait=_players(hub, url) if hub is not None and game == "alchemists" else None)
         took = time.perf_counter() - t0
         frames = played.replayed.frames
         events = sum(len(s.events) for s in played.replayed.pipeline.steps)
@@ -95,3 +98,19 @@ def _play(args, out: Path, hub) -> int:
             status = 1
         print()
     return status
+
+
+def _players(hub, url: str):
+    """The Alchemists session waits after its first frame until a player is at the scanner (or two minutes):
+    its scans played at their own pace would be over before anyone could join from a phone."""
+    deadline: list[float] = []
+
+    def waiting() -> bool:
+        if not deadline:  # the game is on the table now: players join it
+            deadline.append(time.monotonic() + PLAYERS_WAIT_S)
+            print(f"   players: open {url}player and join with a code (the game page's 'Show a join code on the "
+                  f"table'), then press 'I am at the scanner'; the session starts then, or in "
+                  f"{PLAYERS_WAIT_S / 60:.0f} minutes", flush=True)
+        return hub.players.scanner_name() is None and time.monotonic() < deadline[0]
+
+    return waiting

@@ -108,12 +108,13 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
            commands: Mapping[int, Iterable[str]] | None = None, on_step: Callable[[Step], None] | None = None,
            progress: Progress | None = None, pictures: bool = True, keep_readings: bool = False,
            stabiliser: Stabiliser | None = None, title: str = "", web: Any = None, realtime: bool = False,
-           hold: bool = False) -> Replayed:
+           hold: bool = False, wait: Callable[[], bool] | None = None) -> Replayed:
     """Play ``source`` through the pipeline of ``game``; see the module's docstring for what ``out`` gets.
 
     ``web`` (an ``assistant.web.Hub``) is told every frame and answer, and its on-screen buttons are pressed
     like the scripted ones; ``realtime`` reads the frames at their own pace; ``hold`` keeps the game (and
-    its buttons) going after the last frame until Ctrl-C."""
+    its buttons) going after the last frame until Ctrl-C; ``wait`` (with ``web``): after the first frame (which
+    never commits) the recording waits while ``wait()`` is true, the page's buttons and requests taken."""
     out_dir = Path(out) if out is not None else None
     journal = None
     if out_dir is not None:
@@ -178,15 +179,15 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
             if web is not None:
                 web.service(outputs)
             n += 1
+            if n == 1 and wait is not None and web is not None:  # the first frame on the page while it waits
+                began = time.monotonic()
+                while wait():
+                    idle(pipeline, outputs, web, clock)
+                paced = None if paced is None else paced + time.monotonic() - began
             if progress is not None:
                 progress.update(n, f"{sum(len(s.events) for s in pipeline.steps)} events")
         while hold and web is not None:  # the last frame stays on the table; the page's buttons still work
-            time.sleep(0.05)
-            clock.advance(0.05)
-            for command in web.poll():
-                pipeline.command(command)
-            web.service(outputs)
-            outputs.render()
+            idle(pipeline, outputs, web, clock)
     finally:
         if progress is not None:
             progress.close()
@@ -195,6 +196,16 @@ def replay(source: Source, game: str, boards: Boards, setup: Mapping[str, Any], 
         pipeline.close()
         outputs.close()
     return Replayed(pipeline, written, n)
+
+
+def idle(pipeline: Pipeline, outputs: Outputs, web: Any, clock: SteppedClock, seconds: float = 0.05) -> None:
+    """A moment with no frame: the page's buttons and requests taken, the outputs kept alive."""
+    time.sleep(seconds)
+    clock.advance(seconds)
+    for command in web.poll():
+        pipeline.command(command)
+    web.service(outputs)
+    outputs.render()
 
 
 def _safe(text: str) -> str:

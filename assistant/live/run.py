@@ -194,6 +194,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         recorded = source.name.startswith(("folder ", "video "))
         current = [pipeline]
         wheel = GameWheel(pipeline.game, switcher(config, path, make, outputs, current, say, hub))
+        if hub is not None:
+            hub.wheel = wheel.games  # the set-up page may turn it
         skip = pipeline.next_frame if recorded else 0
         paced = time.monotonic()
         light = LightWatch()

@@ -38,14 +38,16 @@ class Played:
 def play_session(session: Session, frames: str | Path, out: str | Path | None, workers: int = 2,
                  on_step: Callable[[Step], None] | None = None, progress: bool = False,
                  pictures: bool = True, render_progress: Callable[[int, int], None] | None = None,
-                 web: Any = None, realtime: bool = False, hold: bool = False) -> Played:
+                 web: Any = None, realtime: bool = False, hold: bool = False,
+                 wait: Callable[[], bool] | None = None) -> Played:
     rendered = render_session(session, frames, workers=workers, progress=render_progress)
     boards = Boards.from_specs(layout_specs(rendered), cards=cards_folder(rendered),
                                mat_sets=mode_class(session.game).card_mats)
     with open_recorded(rendered.folder) as source:
         replayed = replay(source, session.game, boards, session.setup, out, commands=commands_beside(rendered.folder),
                           on_step=on_step, progress=Progress(len(rendered.frames)) if progress else None,
-                          pictures=pictures, title=session.title, web=web, realtime=realtime, hold=hold)
+                          pictures=pictures, title=session.title, web=web, realtime=realtime, hold=hold,
+                          wait=wait)
     played = Played(session, rendered, replayed)
     _sort_steps(played)
     _check(played)

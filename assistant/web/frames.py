@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import os
 import threading
@@ -27,6 +28,7 @@ WIDTH = 960
 QUALITY = 75
 MASK_MARGIN_MM = 8.0
 BOUNDARY = b"picture"
+MARKER_SEEN = (255, 255, 0)  # BGR cyan: a marker seen while the board is not found
 ENCODER_NICE = 10
 
 
@@ -44,17 +46,37 @@ class Encoded:
                 + b"\r\n--" + BOUNDARY + b"\r\n")  # the boundary right after: a browser shows a part then
 
 
-def picture(seen: Any, private: bool) -> np.ndarray:
-    """The frame with the readings drawn, the scan area masked when ``private``, at most ``WIDTH`` wide (BGR)."""
-    out = seen.frame
-    for layout, reading in seen.readings:
-        out = annotate(out, layout, reading)
-    if private:
-        out = mask_cards(out, seen.readings)
-    h, w = out.shape[:2]
+def picture(seen: Any, private: bool, markers: dict[int, np.ndarray] | None = None) -> np.ndarray:
+    """The frame with the readings drawn, the scan area masked when ``private``, at most ``WIDTH`` wide (BGR);
+    ``markers`` (id -> corners in the frame's pixels), the markers seen while the board is not found, outlined
+    with their ids so that the camera can be aimed.
+
+    Scaled first, then drawn at the size it is shown (the boards' homographies scaled with it): drawing on the
+    camera's frame and scaling after cost three times the CPU (two full-size copies) for fainter lines."""
+    frame, readings = seen.frame, seen.readings
+    h, w = frame.shape[:2]
     if w > WIDTH:  # linear: INTER_AREA at this 4:3 ratio costs five times the CPU (cv2's threads beside the loop)
-        out = cv2.resize(out, (WIDTH, round(h * WIDTH / w)), interpolation=cv2.INTER_LINEAR)
+        scale = WIDTH / w
+        frame = cv2.resize(frame, (WIDTH, round(h * scale)), interpolation=cv2.INTER_LINEAR)
+        readings = [(layout, _scaled(reading, scale)) for layout, reading in readings]
+    out = frame
+    for layout, reading in readings:
+        out = annotate(out, layout, reading)
+    out = mask_cards(out, readings) if private else out
+    scale = out.shape[1] / w
+    for marker, corners in (markers or {}).items():
+        pts = np.round(corners * scale).astype(np.int32)
+        cv2.polylines(out, [pts], True, MARKER_SEEN, 2, cv2.LINE_AA)
+        x, y = pts.min(axis=0)
+        cv2.putText(out, str(marker), (int(x), max(12, int(y) - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.6, MARKER_SEEN, 2,
+                    cv2.LINE_AA)
     return out
+
+
+def _scaled(reading: Any, scale: float) -> Any:
+    if reading.homography is None:
+        return reading
+    return dataclasses.replace(reading, homography=np.diag([scale, scale, 1.0]) @ reading.homography)
 
 
 def mask_cards(image: np.ndarray, readings: list[tuple[Any, Any]]) -> np.ndarray:
@@ -81,12 +103,19 @@ def mask_cards(image: np.ndarray, readings: list[tuple[Any, Any]]) -> np.ndarray
     return out
 
 
-def why_not_found(seen: Any) -> str | None:
+def seen_markers(seen: Any) -> dict[int, np.ndarray]:
+    """The markers in the frame, looked for only when the board is not found (then they say why)."""
     if seen.board_found:
-        return None
+        return {}
     from vision.locate import detect_markers
 
-    found = len(detect_markers(seen.frame))
+    return detect_markers(seen.frame)
+
+
+def why_not_found(seen: Any, markers: dict[int, np.ndarray] | None = None) -> str | None:
+    if seen.board_found:
+        return None
+    found = len(seen_markers(seen) if markers is None else markers)
     expected = sum(len(layout.markers) for layout, _ in seen.readings)
     where = f" ({', '.join(seen.missing)})" if seen.missing else ""
     if found == 0:
@@ -96,18 +125,24 @@ def why_not_found(seen: Any) -> str | None:
 
 
 def encode(seen: Any, private: bool) -> Encoded:
-    image = picture(seen, private)
+    markers = seen_markers(seen)
+    image = picture(seen, private, markers)
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, QUALITY])
     if not ok:
         raise OSError("cannot encode the live picture")
-    small = cv2.resize(seen.frame, (64, 48), interpolation=cv2.INTER_AREA)
-    light = round(float(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).mean()) / 2.55)
-    return Encoded(seen.index, data.tobytes(), light, why_not_found(seen))
+    return Encoded(seen.index, data.tobytes(), light(seen.frame), why_not_found(seen, markers))
 
 
-def _yield_to_the_loop() -> None:
-    """The encoder's thread gives way to the loop's when they want the same core (Linux: a thread's own nice
-    value); a picture late by a few milliseconds is not seen, a frame read late is."""
+def light(frame: np.ndarray) -> int:
+    """The frame's mean brightness, percent of white (from every 8th pixel of every 8th row: a mean needs no
+    more, and the full frame would cost more than the picture)."""
+    return round(float(cv2.cvtColor(np.ascontiguousarray(frame[::8, ::8]), cv2.COLOR_BGR2GRAY).mean()) / 2.55)
+
+
+def give_way() -> None:
+    """The calling thread (the encoder's, the server's) gives way to the loop's when they want the same core
+    (Linux: a thread's own nice value); a picture or a status late by a few milliseconds is not seen, a frame
+    read late is."""
     with contextlib.suppress(OSError, AttributeError):  # elsewhere: the same priority as the loop
         me = threading.get_native_id()
         os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + ENCODER_NICE))
@@ -117,23 +152,45 @@ class LiveFrames:
     """The latest encoded picture, kept fresh while someone watches the stream (``/live.mjpg``).
 
     The encoder looks for a new frame ``max_fps`` times a second rather than being woken by every frame: the
-    loop's thread never signals it, and the server's thread stays asleep between pictures."""
+    loop's thread never signals it, and the server's thread stays asleep between pictures. The viewers all
+    await one future per picture (:meth:`next`), resolved once for all of them: a viewer costs one write a
+    picture, no timer and no task of its own."""
 
-    def __init__(self, hub: Any, max_fps: float = MAX_FPS):
+    def __init__(self, hub: Any, max_fps: float = MAX_FPS, repeat_s: float = 1.0):
         self.hub = hub
         self.period = 1.0 / max_fps
+        self.repeat_s = repeat_s
         self.latest: Encoded | None = None
         self.viewers = 0
         self.encoded = 0
-        self.fresh = asyncio.Condition()
+        self._next: asyncio.Future | None = None
         self._encoding = asyncio.Lock()  # the stream's refresh and a /live.jpg at once: still one encoding
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg", initializer=_yield_to_the_loop)
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="web-jpeg", initializer=give_way)
+
+    def next(self) -> asyncio.Future:
+        """The next picture (or the same one again after ``repeat_s`` without a new one: a browser shows a
+        stream's picture when the next part comes)."""
+        if self._next is None or self._next.done():
+            self._next = asyncio.get_running_loop().create_future()
+        return self._next
+
+    def _tell(self, picture: Encoded) -> None:
+        if self._next is not None and not self._next.done():
+            self._next.set_result(picture)
 
     async def run(self, publish) -> None:
+        loop = asyncio.get_running_loop()
+        told = loop.time()
         while True:
             await asyncio.sleep(self.period)
             if self.viewers > 0:
+                before = self.latest
                 await self.refresh(publish)
+                if self.latest is not before:
+                    told = loop.time()
+                elif self.latest is not None and loop.time() - told >= self.repeat_s:
+                    self._tell(self.latest)
+                    told = loop.time()
 
     async def refresh(self, publish=None) -> Encoded | None:
         """Encode the latest frame if it is newer than the picture kept; tell the viewers."""
@@ -144,8 +201,7 @@ class LiveFrames:
             loop = asyncio.get_running_loop()
             self.latest = await loop.run_in_executor(self._executor, encode, seen, bool(self.hub.private_zones))
             self.encoded += 1
-        async with self.fresh:
-            self.fresh.notify_all()
+        self._tell(self.latest)
         if publish is not None:
             fps = self.hub.fps
             publish("frame", {"n": self.latest.index, "light": self.latest.light, "why": self.latest.why,

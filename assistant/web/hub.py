@@ -79,6 +79,7 @@ class Hub:
         self.over = False
         self.steps = 0
         self.commit_time: float | None = None   # wall clock of the last answer (the browser test's latency)
+        self.wheel: tuple[str, ...] = ()   # the games of the loop's game wheel (run); none: a recording's game
 
     # -- the loop's thread ----------------------------------------------------------------------------
 
@@ -147,6 +148,20 @@ class Hub:
     def press(self, command: str) -> None:
         """An on-screen button: into the same queue a physical button's command goes."""
         self.buttons.emit(Command(command))
+
+    def turn_wheel_to(self, game: str) -> None:
+        """The game wheel turned to ``game`` and confirmed, as a player would turn and press it; ValueError
+        when the loop has no wheel (a recording plays its own game) or ``game`` is not one of its games."""
+        if not self.wheel:
+            raise ValueError(f"choosing the game needs 'alchemy-table run' (a recording plays its own game, "
+                             f"{self.game})")
+        if game not in self.wheel:
+            raise ValueError(f"game: expected one of {', '.join(self.wheel)}")
+        if game == self.game:
+            return
+        for _ in range((self.wheel.index(game) - self.wheel.index(self.game)) % len(self.wheel)):
+            self.buttons.emit(Command("game-next"))
+        self.buttons.emit(Command("confirm"))
 
     def show_on_display(self, title: str, text: str, seconds: float = SHOW_SECONDS) -> None:
         """Show a secret on the table's display (not on ``outputs.screen``, so neither the page's mirror nor

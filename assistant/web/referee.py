@@ -57,7 +57,8 @@ def judge(fields: dict[str, str], photo: bytes | None, seen: Any, hub: Any) -> d
         try:
             counts, origin = photo_counts(str(picture_path), hand, str(drawn), calibration)
         except UncountedTray as e:
-            message = str(e).replace(str(picture_path), source).replace("give --count COLOUR=N", "type the count")
+            message = (str(e).replace(str(picture_path), source).replace("give --count COLOUR=N", "type the count")
+                       .replace("type them in ENDGAME.json", "type them below"))  # the CLI's words, the form's
             out: dict[str, Any] = {"ask": list(e.colours), "message": message}
             if drawn.exists():
                 out["picture"] = data_url(cv2.imread(str(drawn)))

@@ -29,7 +29,7 @@ from typing import Any
 from aiohttp import web
 
 from assistant.web import referee, wizard
-from assistant.web.frames import BOUNDARY, LiveFrames, mask_cards
+from assistant.web.frames import BOUNDARY, LiveFrames, give_way, mask_cards
 from assistant.web.players import PlayerError
 from assistant.web.security import (
     PLAYER_COOKIE,
@@ -48,7 +48,7 @@ PAGE_NAMES = {"/": ("Live", "Live view"), "/game": ("Game", "Game"), "/setup": (
               "/referee": ("Referee", "Referee"), "/player": ("Player", "Player")}
 MAX_UPLOAD = 16 * 1024 * 1024
 KEEP_ALIVE_S = 15.0
-REPEAT_S = 1.0
+STATUS_GAP_S = 0.1  # at most ten pushed statuses a second: the newest holds every event since the last one
 
 
 def parse_listen(text: str | int) -> tuple[str, int]:
@@ -86,6 +86,8 @@ class App:
         self.frames = LiveFrames(hub)
         self.subscribers: set[asyncio.Queue] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
+        self._status_due = False      # a pushed status is on its way
+        self._status_pushed = -STATUS_GAP_S
         self._tasks: list[asyncio.Task] = []
 
     def make(self) -> web.Application:
@@ -109,6 +111,7 @@ class App:
         r.add_get("/api/players/{name}", self.player_named)
         r.add_post("/api/player/scan", self.scan)
         r.add_get("/api/setup/layouts", self.setup_layouts)
+        r.add_post("/api/setup/game", self.setup_game)  # before /api/setup/{step}: routes match in order
         r.add_get("/setup/frame.jpg", self.setup_frame)
         r.add_get("/setup/guide.jpg", self.setup_guide)
         r.add_post("/api/setup/{step}", self.setup_step)
@@ -122,10 +125,12 @@ class App:
     async def _startup(self, app: web.Application) -> None:
         self.loop = asyncio.get_running_loop()
         self._tasks.append(asyncio.create_task(self.frames.run(self.publish)))
+        self._tasks.append(asyncio.create_task(self._keep_alive()))
 
-        def wake(what: str) -> None:  # any thread
-            if self.loop is None or self.loop.is_closed():
-                return
+        def wake(what: str) -> None:  # any thread (the loop's: after each answer of the table)
+            if self._status_due or self.loop is None or self.loop.is_closed():
+                return  # a push already on its way takes this answer too (the loop's thread pays nothing)
+            self._status_due = True
             with contextlib.suppress(RuntimeError):  # the loop closing
                 self.loop.call_soon_threadsafe(self._status_changed)
 
@@ -137,14 +142,39 @@ class App:
         self.frames.close()
 
     def _status_changed(self) -> None:
+        """The game changed: push the status now, or (after a push less than ``STATUS_GAP_S`` ago) once at the
+        end of the gap for all the answers in between. A loop answering every frame does not cost every viewer
+        a write every frame, and no answer waits more than the gap."""
+        self._status_due = True
+        wait = self._status_pushed + STATUS_GAP_S - self.loop.time()
+        if wait > 0:
+            self.loop.call_later(wait, self._push_status)
+        else:
+            self._push_status()
+
+    def _status_soon(self) -> None:
+        """The same from the server's own thread (a player joined or is at the scanner)."""
+        if not self._status_due:
+            self._status_changed()
+
+    def _push_status(self) -> None:
+        self._status_due = False
+        self._status_pushed = self.loop.time()
         self.publish("status", None)
+
+    async def _keep_alive(self) -> None:
+        """A comment to every open ``/events`` now and then, so that proxies and phones keep it open."""
+        while True:
+            await asyncio.sleep(KEEP_ALIVE_S)
+            self._broadcast(b": still here\n\n")
 
     def publish(self, kind: str, data: Any) -> None:
         """To every open ``/events``: ``data``, or the status when None, made once for all (a pushed status is
         the same for every viewer: it cannot tell who holds the PIN)."""
-        if not self.subscribers:
-            return
-        data = _event(kind, self.hub.status(None) if data is None else data)
+        if self.subscribers:
+            self._broadcast(_event(kind, self.hub.status(None) if data is None else data))
+
+    def _broadcast(self, data: bytes) -> None:
         for q in list(self.subscribers):
             if q.full():  # a slow viewer: it gets the latest news, not every one
                 with contextlib.suppress(asyncio.QueueEmpty):
@@ -200,13 +230,8 @@ class App:
             latest = self.frames.latest
             if latest is not None:
                 await response.write(_event("frame", {"n": latest.index, "light": latest.light, "why": latest.why}))
-            while True:
-                try:
-                    data = await asyncio.wait_for(queue.get(), KEEP_ALIVE_S)
-                except TimeoutError:
-                    await response.write(b": still here\n\n")
-                    continue
-                await response.write(data)
+            while True:  # no timer of its own: the keep-alive comes through the queue like the news
+                await response.write(await queue.get())
         except ConnectionResetError:  # the viewer left
             pass
         finally:
@@ -221,20 +246,12 @@ class App:
         await response.prepare(request)
         await response.write(b"--%s\r\n" % BOUNDARY)
         self.frames.viewers += 1
-        sent = None
         try:
-            while True:
-                latest = self.frames.latest
-                if latest is None or latest is sent:
-                    try:
-                        async with self.frames.fresh:
-                            await asyncio.wait_for(self.frames.fresh.wait(), REPEAT_S)
-                        continue
-                    except TimeoutError:  # a browser shows a picture once the next one comes: send it again
-                        if latest is None:
-                            continue
-                sent = latest
-                await response.write(latest.part)
+            if self.frames.latest is not None:
+                await response.write(self.frames.latest.part)
+            while True:  # a viewer still writing when a picture comes gets the one after: the latest, not all
+                # shielded: a viewer leaving is cancelled, and must not cancel the picture the others await
+                await response.write((await asyncio.shield(self.frames.next())).part)
         except ConnectionResetError:  # the viewer left
             pass
         finally:
@@ -312,7 +329,7 @@ class App:
             token = self.hub.players.join(str(data.get("name", "")), str(data.get("code", "")))
         except PlayerError as e:
             raise refuse(403 if "code" in str(e).split(":")[0] else 400, str(e)) from None
-        self.publish("status", None)
+        self._status_soon()
         response = web.json_response({"joined": " ".join(str(data.get("name")).split())})
         set_cookie(response, PLAYER_COOKIE, token)
         return response
@@ -334,13 +351,23 @@ class App:
         if self.hub.game != "alchemists":
             raise refuse(409, f"the game on the table is {self.hub.game}, not Alchemists")
         self.hub.players.claim(player)
-        self.publish("status", None)
+        self._status_soon()
         return web.json_response({"scanning": player.name})
 
     # -- the set-up wizard -----------------------------------------------------------------------------
 
     async def setup_layouts(self, request: web.Request) -> web.Response:
         return web.json_response(wizard.layouts(self.hub))
+
+    async def setup_game(self, request: web.Request) -> web.Response:
+        """The game chosen: the game wheel turned to it and confirmed (``run`` only)."""
+        self.require_pin(request)
+        game = (await self.json_body(request)).get("game")
+        try:
+            self.hub.turn_wheel_to(str(game))
+        except ValueError as e:
+            raise refuse(409 if "needs" in str(e) else 400, str(e)) from None
+        return web.json_response({"game": game, "started": game != self.hub.game})
 
     async def setup_frame(self, request: web.Request) -> web.Response:
         self.require_pin(request)
@@ -454,11 +481,14 @@ class WebServer:
         return self
 
     def _serve(self, sock: socket.socket) -> None:
+        give_way()  # on a busy core the loop's thread goes first: its frames, then the viewers' news
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
         try:
-            self._runner = web.AppRunner(self.app.make(), access_log=None, shutdown_timeout=1.0)
+            # a viewer who leaves has its handler cancelled at once (its stream's news no longer queued for it)
+            self._runner = web.AppRunner(self.app.make(), access_log=None, shutdown_timeout=1.0,
+                                         handler_cancellation=True)
             loop.run_until_complete(self._runner.setup())
             loop.run_until_complete(web.SockSite(self._runner, sock).start())
         except BaseException as e:  # told to start()'s caller

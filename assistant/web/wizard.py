@@ -50,7 +50,7 @@ def layouts(hub: Any) -> dict[str, Any]:
                      "cards": sorted({z.id for z in layout.zones if z.kind == "card"}),
                      "card_names": sorted({label for z in layout.zones if z.kind == "card" for label in z.labels}
                                           - {"empty", "unknown"})})
-    return {"game": hub.game, "layouts": info,
+    return {"game": hub.game, "games": list(hub.wheel), "layouts": info,
             "calibration": str(hub.calibration_path) if hub.calibration_path else None,
             "cards": str(hub.cards_path) if hub.cards_path else None}
 

@@ -60,6 +60,80 @@ class Table:
         self.outputs.close()
 
 
+class SessionTable:
+    """A game fed its shipped session's states straight, as ``dry_run`` does (no camera, no reading: fast),
+    the hub told each answer as the live loop tells it; with ``serve``, the page served on a loopback port."""
+
+    def __init__(self, game: str, serve: bool = True):
+        from assistant.live.boards import Board, Boards, is_mat
+        from assistant.live.outputs import Outputs
+        from assistant.live.pipeline import Pipeline
+        from assistant.sessions import load_session
+        from assistant.table import make_mode, mode_class
+        from assistant.web import Hub
+        from assistant.web.server import WebServer
+
+        session = load_session(game)
+        self.session = session
+        boards = Boards([Board(name, layout, None, is_mat(layout, mode_class(game).card_mats))  # type: ignore[arg-type]
+                         for name, layout in session.board_layouts().items()])
+        self.hub = Hub()
+        self.outputs = Outputs.simulated()
+        self.pipeline = Pipeline(game, make_mode(game, boards.layout, session.setup), boards, self.outputs,
+                                 on_step=self.hub.on_step)
+        self.hub.attach(self.pipeline)
+        self.pipeline.start()
+        self.states = list(session.states())
+        self.next, self.previous = 0, None
+        self.server = WebServer(self.hub, "127.0.0.1", 0).start() if serve else None
+        self.url = self.server.url if self.server else None
+
+    def feed(self, upto: int) -> None:
+        """Commit the session's states up to ``upto`` (included), each one that differs, as the stabiliser
+        would, with the session's button presses between them."""
+        from assistant.live.pipeline import Step
+        from assistant.stabilise import State
+
+        while self.next <= min(upto, len(self.states) - 1):
+            i, full = self.next, self.states[self.next]
+            state = State.of(full["zones"], full["counts"])
+            if state != self.previous:
+                self.pipeline._answer(Step("state", i, self.pipeline.dispatch(state, self.previous), state,
+                                           self.previous))
+            self.previous = state
+            if i:
+                for command in self.session.steps[i - 1].commands:
+                    self.pipeline.command(command)
+            self.next += 1
+
+    def pump(self) -> int:
+        """The page's buttons, as the loop takes them between frames."""
+        commands = self.hub.poll()
+        for command in commands:
+            self.pipeline.command(command)
+        self.hub.service(self.outputs)
+        return len(commands)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+        self.outputs.close()
+
+
+@pytest.fixture
+def session_table():
+    """``session_table(game, serve=True)``: a :class:`SessionTable` over the game's shipped session."""
+    made: list[SessionTable] = []
+
+    def make(game: str, serve: bool = True) -> SessionTable:
+        made.append(SessionTable(game, serve))
+        return made[-1]
+
+    yield make
+    for table in made:
+        table.close()
+
+
 def recorded(rendered):
     """(frames, boards, setup, scripted commands) of a rendered session folder."""
     from assistant.live.boards import Boards
@@ -150,16 +224,17 @@ def calibration_frames(request):
 
 @pytest.fixture
 def still_table(calibration_frames, tmp_path):
-    """``still_table(game, layout)``: a table whose camera shows that layout's calibration frame."""
+    """``still_table(game, layout, frames=None)``: a table whose camera shows that layout's calibration frame
+    (read 4 times), or ``frames`` (the first one read)."""
     from assistant.live.boards import Boards
     from calibration.layout import load_layout
 
     made: list[Table] = []
 
-    def make(game: str, layout: str) -> Table:
-        frame = calibration_frames(layout)
-        table = Table(game, [frame] * 4, Boards.single(load_layout(layout)), SETUPS[game], tmp_path / layout)
-        table.feed(3)
+    def make(game: str, layout: str, frames: list | None = None) -> Table:
+        frames = frames or [calibration_frames(layout)] * 4
+        table = Table(game, frames, Boards.single(load_layout(layout)), SETUPS[game], tmp_path / layout)
+        table.feed(3 if len(frames) == 4 else 0)
         made.append(table)
         return table
 
@@ -205,3 +280,29 @@ def board_table(board_frames, tmp_path):
     table.feed(0)
     yield table
     table.close()
+
+
+RESERVE = {"grey": 6, "blue": 2, "orange": 9, "yellow": 0, "green": 4}  # tests/live/test_referee_photo.py's
+
+
+@pytest.fixture(scope="session")
+def hand_photo(request):
+    """(path, reserve): a photo of the Alchimiste reserve with a hand over the orange tray, rendered once into
+    pytest's cache folder (PNG), and the true count of each tray."""
+    import cv2
+    import numpy as np
+
+    from calibration.layout import load_layout
+    from vision.render import Conditions, Hand, render_frame
+
+    path = request.config.cache.mkdir("web-frames") / "referee-hand.png"
+    if not path.exists():
+        layout = load_layout("alchimiste")
+        state = {"counts": {f"reserve-{c}": {c: n} for c, n in RESERVE.items()}}
+        tray = layout.zone("reserve-orange").center
+        hand = Hand((900.0, tray[1]), (tray[0] - 20, tray[1]), height_mm=90.0)
+        frame, truth = render_frame(layout, state, Conditions(placement_seed=4, hand=hand),
+                                    np.random.default_rng(2))
+        assert truth["counts"]["reserve-orange"] is None  # the hand really hides that tray
+        cv2.imwrite(str(path), frame)
+    return path, RESERVE

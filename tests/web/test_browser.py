@@ -42,6 +42,16 @@ def shoot(page, name: str) -> None:
         page.screenshot(path=ARTIFACTS / f"{name}-{tag}.png", full_page=True)
 
 
+def readme_picture(page, name: str, element: str | None = None) -> None:
+    """The README's picture of a page (``docs/img/web-NAME.png`` is a copy, see docs/web.md): a phone's
+    screen, scrolled to the section of ``element``."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    if element is not None:
+        page.evaluate(f"document.querySelector({json.dumps(element)}).closest('section').scrollIntoView()")
+    page.wait_for_timeout(150)
+    page.screenshot(path=ARTIFACTS / f"web-{name}.png")
+
+
 def unlock(page, pin: str) -> None:
     page.fill("#pin input", pin)
     page.click("#pin [data-do=unlock]")
@@ -154,6 +164,7 @@ def test_game_buttons_and_two_players_over_a_recorded_session(alchemists_table, 
     shoot(live, "live")
     shoot(game, "game")
     shoot(ada, "player")
+    readme_picture(ada, "player")
     for context in (shared, ada_context, bea_context):
         context.close()
 
@@ -180,9 +191,57 @@ def test_state_panel_of_an_alchimiste_game(recorded_table, browser):
     assert "Fame tiles in the supply1, 2, 4, 5, 6, 8, 9, 10" in page.text_content("#panel dl")
     assert "school" not in page.text_content("#panel").lower()  # secret until the end
     shoot(page, "game-alchimiste")
-    page.set_viewport_size({"width": 390, "height": 844})  # a phone scrolled to the panel (the README's picture)
-    page.evaluate("document.getElementById('panel').parentElement.scrollIntoView()")
-    page.screenshot(path=ARTIFACTS / "game-panel-phone.png")
+    readme_picture(page, "game", "#panel")
+    context.close()
+
+
+def fact(page, label: str) -> str:
+    return page.text_content(f"#panel dt:text-is('{label}') + dd") or ""
+
+
+def test_state_panels_of_chaudron_and_alchymia(session_table, browser):
+    """What a player sees of the two other games on the game page, pushed as the table commits and as the
+    page's buttons act (the shipped sessions' states fed straight, no camera: fast)."""
+    context = browser.new_context()
+    page = context.new_page()
+
+    chaudron = session_table("chaudron")
+    chaudron.feed(3)
+    page.goto(chaudron.url + "game")
+    unlock(page, chaudron.hub.pin)
+    page.wait_for_selector("#panel dt:text-is('Cramés')", timeout=WAIT_MS)
+    assert fact(page, "Cramés") == "0 of 20" and fact(page, "Potions made") == "3 of 7"
+    assert page.locator("#panel table:has(caption:text('Potions revealed')) tbody tr").all_inner_texts() == \
+        ["Tempest\t2 of 3", "Viper Venom\t1 of 3"]
+    press(page, chaudron, "next")  # the card menu, as the physical button opens it
+    page.wait_for_selector("#display[alt*='Card played?']", state="attached", timeout=WAIT_MS)
+    chaudron.feed(9)  # Viper Venom's forced concoction: two Cramés
+    page.wait_for_selector("#panel dt:text-is('Cramés') + dd:text-is('2 of 20')", timeout=WAIT_MS)
+    assert fact(page, "Potions made") == "6 of 7"
+    # the verdict as it happens, with its reason; the LED strip mirrored
+    page.wait_for_selector("#events li:has-text('forced concoction of Viper Venom (4th cube): 2 missing')",
+                           timeout=WAIT_MS)
+    assert page.locator("#strip .led").count() == sum(len(c) for c in chaudron.hub.leds.values()) > 0
+    chaudron.feed(10)
+    page.wait_for_selector("#panel dd:text-is('won')", timeout=WAIT_MS)
+    assert fact(page, "Cramés") == "4 of 20"
+    shoot(page, "game-chaudron")
+
+    alchymia = session_table("alchymia")
+    alchymia.feed(2)  # Basile's turn under way
+    page.goto(alchymia.url + "game")
+    unlock(page, alchymia.hub.pin)
+    page.wait_for_selector("#panel dd:text-is('Basile')", timeout=WAIT_MS)
+    assert fact(page, "Turns played") == "1"
+    press(page, alchymia, "confirm")  # ends the turn under way, as the physical button does
+    page.wait_for_selector("#panel dd:text-is('Cyrielle')", timeout=WAIT_MS)
+    assert fact(page, "Turns played") == "2"
+    crystals = "#panel table:has(caption:text('Crystals won')) tbody tr"
+    assert "Basile\t0\tnone\t5" in page.locator(crystals).all_inner_texts()
+    alchymia.feed(5)  # Basile completes the time crystal
+    page.wait_for_selector(f"{crystals}:has-text('Basile') >> td:nth-child(2):text-is('1')", timeout=WAIT_MS)
+    assert "Basile\t1\ttime\t4" in page.locator(crystals).all_inner_texts()
+    shoot(page, "game-alchymia")
     context.close()
 
 
@@ -192,7 +251,16 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     page = context.new_page()
     page.goto(table.url + "setup")
     assert page.is_hidden("#steps")  # nothing of the set-up without the PIN
+    table.hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as `run` sets it
     unlock(page, table.hub.pin)
+
+    # the game chosen: the game wheel turned to it and confirmed, as a player would (tests/web/test_wheel.py
+    # has `run` switch games with it)
+    page.wait_for_selector("#game-now:text-is('chaudron')", timeout=WAIT_MS)
+    page.select_option("#game-choice", "alchemists")
+    page.click("#start-game")
+    page.wait_for_selector("#game-result:has-text('alchemists: starting')", timeout=WAIT_MS)
+    assert table.hub.poll() == ["game-next", "game-next", "confirm"]  # taken here, not given to this harness's mode
     page.select_option("#layout", "chaudron")
 
     # the empty board enrolled (as 'calibrate board'): the board as learnt, then the live frame read with it
@@ -241,6 +309,7 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     assert reader.model.source == "calibration" and reader.locator.corners_px is not None
     assert reader.board_reader is not None  # ... against the enrolled board
     shoot(page, "setup")
+    readme_picture(page, "setup", "#step-board")
 
     # a card enrolled from the card place it lies in, then read again with it
     cards = alchemists_table
@@ -256,23 +325,77 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     context.close()
 
 
-def test_referee_from_an_uploaded_photo(still_table, browser, tmp_path):
-    table = still_table("alchimiste", "alchimiste")
-    photo = tmp_path / "reserve.png"
-    cv2.imwrite(str(photo), table.frames[0])
-    context = browser.new_context(bypass_csp=True)
+def test_referee_from_the_live_frame_and_a_photo_with_a_tray_it_cannot_count(still_table, browser, hand_photo):
+    table = still_table("alchimiste", "alchimiste")  # the camera shows 3 cubes in each tray
+    context = browser.new_context()
     page = context.new_page()
+    page.goto(table.url)  # the live view of the Alchimiste board: every zone outlined, the trays' counts
+    deadline = time.monotonic() + WAIT_MS / 1000  # (the page's own CSP forbids wait_for_function's polling)
+    while page.locator("#live").evaluate("(img) => img.naturalWidth") == 0:
+        assert time.monotonic() < deadline, "the live picture never came"
+        page.wait_for_timeout(50)
+    readme_picture(page, "live")
     page.goto(table.url + "referee")
     page.click("#judge")
     page.wait_for_selector("#referee-note:has-text(\"needs the table's PIN\")", timeout=WAIT_MS)
     unlock(page, table.hub.pin)
-    page.check("input[name=source][value=photo]")
-    page.set_input_files("#photo", str(photo))
-    page.click("#judge")
+    page.click("#judge")  # the live frame
     page.wait_for_selector("#winners :text('win')", timeout=WAIT_MS)
     assert "grey 3, blue 3, orange 3, yellow 3, green 3" in page.text_content("#counts")
     shoot(page, "referee")
+
+    # a photo with a hand over the orange tray: that tray is asked in the form, nothing is scored meanwhile
+    page.check("input[name=source][value=photo]")
+    photo, reserve = hand_photo
+    page.set_input_files("#photo", str(photo))
+    page.click("#judge")
+    page.wait_for_selector("#asked input[name=count-orange]", timeout=WAIT_MS)
+    assert "orange (hidden: a hand over the tray)" in page.text_content("#referee-note")
+    assert page.text_content("#winners") == "" and page.text_content("#counts") == ""
+    for field in page.locator("#asked input").all():
+        field.fill(str(reserve[field.get_attribute("name").removeprefix("count-")]))
+    page.click("#judge")
+    page.wait_for_selector("#counts:has-text('orange 9 (by hand)')", timeout=WAIT_MS)
+    assert "Morgane" in page.text_content("#winners")
+    readme_picture(page, "referee", "#referee-result")
     context.close()
+
+
+def test_the_live_view_says_why_the_board_is_not_found(still_table, calibration_frames, browser):
+    seen = calibration_frames("chaudron")
+    covered = seen.copy()
+    covered[:, 600:], covered[450:, :] = (30, 40, 60), (30, 40, 60)  # a cloth over all but the top-left marker
+    dark = np.zeros_like(seen)  # the light off, or the camera looking away
+    table = still_table("chaudron", "chaudron", [covered, dark, seen])
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(table.url)
+    page.wait_for_selector("#why:has-text('board not found (chaudron): 1 of 4 markers seen; uncover the others or "
+                           "store the corners in the set-up')", timeout=WAIT_MS)
+    assert page.text_content("#board") == "not found"
+    page.wait_for_selector("#light:has-text('%')", timeout=WAIT_MS)  # the light, as the picture came
+    assert 0 < int(page.text_content("#light").removesuffix(" %")) < 100
+    assert cyan_near_the_top_left_marker(table) > 20  # the marker seen is outlined on the picture
+    table.feed(1)
+    page.wait_for_selector("#why:has-text('no marker seen (is the camera above the board, the light on?)')",
+                           timeout=WAIT_MS)
+    table.feed(2)
+    page.wait_for_selector("#board:text-is('found')", timeout=WAIT_MS)
+    assert page.is_hidden("#why") and cyan_near_the_top_left_marker(table) == 0
+    assert float(page.text_content("#fps")) > 0  # frames per second, from the frames read
+    context.close()
+
+
+def cyan_near_the_top_left_marker(table) -> int:
+    """Pixels of the live picture drawn in the colour of a marker seen, around marker 10 of the frame."""
+    from vision.locate import detect_markers
+
+    picture = cv2.imdecode(np.frombuffer(urllib.request.urlopen(table.url + "live.jpg").read(), np.uint8), 1)
+    scale = picture.shape[1] / table.frames[2].shape[1]
+    (x0, y0), (x1, y1) = (detect_markers(table.frames[2])[10].min(axis=0) * scale - 15,
+                          detect_markers(table.frames[2])[10].max(axis=0) * scale + 15)
+    patch = picture[int(y0):int(y1), int(x0):int(x1)].astype(int)
+    return int(((patch[..., 0] > 180) & (patch[..., 1] > 180) & (patch[..., 2] < 110)).sum())
 
 
 def test_pages_load_without_errors(alchemists_table, browser):

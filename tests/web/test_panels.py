@@ -6,37 +6,17 @@ from __future__ import annotations
 
 import re
 
-from assistant.live.boards import Board, Boards, is_mat
-from assistant.live.outputs import Outputs
-from assistant.live.pipeline import Pipeline, Step
-from assistant.sessions import load_session
-from assistant.stabilise import State
-from assistant.table import make_mode, mode_class
 from assistant.web import Hub
 
 
-def played(game: str) -> tuple[Hub, list[str], list[dict]]:
+def played(session_table, game: str) -> tuple[Hub, list[str], list[dict]]:
     """The hub after the whole session; every event message; the panel after each step of the session."""
-    session = load_session(game)
-    boards = Boards([Board(name, layout, None, is_mat(layout, mode_class(game).card_mats))  # type: ignore[arg-type]
-                     for name, layout in session.board_layouts().items()])
-    hub = Hub()
-    pipeline = Pipeline(game, make_mode(game, boards.layout, session.setup), boards, Outputs(None, None),
-                        on_step=hub.on_step)
-    hub.attach(pipeline)
-    pipeline.start()
-    panels, messages, previous = [], [], None
-    for i, full in enumerate(session.states()):
-        state = State.of(full["zones"], full["counts"])
-        if state != previous:  # as the stabiliser would commit it
-            pipeline._answer(Step("state", i, pipeline.dispatch(state, previous), state, previous))
-        previous = state
-        if i:
-            for command in session.steps[i - 1].commands:
-                pipeline.command(command)
-        panels.append(hub.status()["panel"])
-    messages = [e["message"] for e in hub.events]
-    return hub, messages, panels
+    table = session_table(game, serve=False)
+    panels = []
+    for i in range(len(table.states)):
+        table.feed(i)
+        panels.append(table.hub.status()["panel"])
+    return table.hub, [e["message"] for e in table.hub.events], panels
 
 
 def facts(panel: dict) -> dict[str, str]:
@@ -47,8 +27,8 @@ def rows(panel: dict, caption: str) -> list[list[str]]:
     return next((t["rows"] for t in panel["tables"] if t["caption"] == caption), [])
 
 
-def test_chaudron_panel_follows_the_game():
-    hub, messages, panels = played("chaudron")
+def test_chaudron_panel_follows_the_game(session_table):
+    hub, messages, panels = played(session_table, "chaudron")
     first = facts(panels[0])
     assert first["Cramés"] == "0 of 20" and first["Potions made"] == "0 of 7"
     end = hub.status()["panel"]
@@ -64,8 +44,8 @@ def test_chaudron_panel_follows_the_game():
     assert {r[0] for p in waiting for r in rows(p, "Potions revealed")} <= set(revealed)
 
 
-def test_alchymia_panel_counts_each_players_crystals():
-    hub, messages, panels = played("alchymia")
+def test_alchymia_panel_counts_each_players_crystals(session_table):
+    hub, messages, panels = played(session_table, "alchymia")
     first = facts(panels[0])
     assert first["To play"] == "the first to move" and first["Turns played"] == "0"
     end = hub.status()["panel"]

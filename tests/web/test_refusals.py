@@ -7,6 +7,8 @@ import asyncio
 import io
 import json
 
+import cv2
+import numpy as np
 import pytest
 from aiohttp import FormData
 from aiohttp.test_utils import TestClient, TestServer
@@ -129,6 +131,8 @@ def test_players_need_their_own_token_and_see_only_their_own_page(hub):
 
 
 def test_referee_refuses_a_malformed_upload(hub):
+    before = hub.status()
+
     async def scenario(client):
         await client.post("/api/unlock", json={"pin": hub.pin}, headers=CHANGE)
         players = json.dumps({"players": [{"name": "A", "school": "grey", "fame": 3, "screen": {}}]})
@@ -143,6 +147,7 @@ def test_referee_refuses_a_malformed_upload(hub):
         await refused(await client.post("/api/referee", json={}, headers=CHANGE), 400, "multipart/form-data")
 
     run(hub, scenario)
+    unchanged(hub, before)
 
 
 def test_nothing_secret_in_the_shared_status(hub):
@@ -152,3 +157,38 @@ def test_nothing_secret_in_the_shared_status(hub):
 
     text = run(hub, scenario)
     assert hub.pin not in text and "YYXX" not in text
+
+
+def test_referee_asks_every_tray_of_a_photo_without_the_board_in_the_form(hub):
+    async def scenario(client):
+        await client.post("/api/unlock", json={"pin": hub.pin}, headers=CHANGE)
+        form = FormData()
+        form.add_field("endgame", json.dumps({"players": [{"name": "A", "school": "grey", "fame": 3, "screen": {}},
+                                                          {"name": "B", "school": "blue", "fame": 5, "screen": {}}]}))
+        _, dark = cv2.imencode(".png", np.zeros((480, 640, 3), np.uint8))
+        form.add_field("photo", io.BytesIO(dark.tobytes()), filename="dark.png", content_type="image/png")
+        response = await client.post("/api/referee", data=form, headers=CHANGE)
+        assert response.status == 200
+        return await response.json()
+
+    asked = run(hub, scenario)
+    assert asked["ask"] == ["grey", "blue", "orange", "yellow", "green"] and "result" not in asked
+    assert asked["message"] == ("the photo: the table's markers are not in the photo; count the trays by hand and "
+                                "type them below")
+
+
+def test_choosing_the_game_needs_the_wheel_of_run_and_one_of_its_games(hub):
+    before = hub.status()
+
+    async def scenario(client):
+        await refused(await client.post("/api/setup/game", json={"game": "chaudron"}, headers=CHANGE), 401,
+                      "needs the table's PIN")
+        await client.post("/api/unlock", json={"pin": hub.pin}, headers=CHANGE)
+        await refused(await client.post("/api/setup/game", json={"game": "chaudron"}, headers=CHANGE), 409,
+                      "choosing the game needs 'alchemy-table run'")
+        hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as run sets it
+        await refused(await client.post("/api/setup/game", json={"game": "chess"}, headers=CHANGE), 400,
+                      "game: expected one of alchimiste, chaudron")
+
+    run(hub, scenario)
+    unchanged(hub, before)

@@ -9,7 +9,9 @@ $("referee-form").onsubmit = async (event) => {
   $("judge").disabled = true;
   try {
     const r = await table.post("/api/referee", form);
-    if (r.ask) {
+    if (r.ask) {  // nothing scored until every tray is counted: an earlier result must not stand beside it
+      $("winners").replaceChildren(); $("scores").replaceChildren(); $("counts").textContent = "";
+      $("referee-result").classList.add("hidden");
       table.say($("referee-note"), r.message, "error");
       $("asked").replaceChildren(...r.ask.map((colour) => table.el("div", {className: "row"},
         table.el("label", {textContent: `${colour} tray, counted by hand: `},

@@ -38,9 +38,14 @@ function choose() {
 
 async function start(unlocked) {
   table.showUnlocked(unlocked);
+  $("step-game").classList.add("hidden");
   if (!unlocked) return;
   const info = await table.get("/api/setup/layouts");
   layouts = info.layouts;
+  $("game-now").textContent = info.game || "nothing yet";
+  $("game-choice").replaceChildren(...info.games.map((g) => table.el("option", {value: g, textContent: g,
+    selected: g === info.game})));
+  $("step-game").classList.toggle("hidden", !info.games.length);  // a recording plays its own game
   $("layout").replaceChildren(...layouts.map((l) => table.el("option", {value: l.name,
     textContent: l.name + (l.in_view ? " (on the table)" : "")})));
   $("stored").textContent = info.calibration ? `stored in ${info.calibration}` : "";
@@ -48,6 +53,17 @@ async function start(unlocked) {
 }
 
 $("layout").onchange = choose;
+$("start-game").onclick = async () => {
+  try {
+    const r = await table.post("/api/setup/game", {game: $("game-choice").value});
+    if (!r.started) { table.say($("game-result"), `${r.game} is already on the table`, "ok"); return; }
+    table.say($("game-result"), `${r.game}: starting with its layouts and set-up from the configuration`, "ok");
+  } catch (e) { table.say($("game-result"), e.message, "error"); return; }
+  for (let i = 0; i < 20; i++) {  // once the loop has started it (at its next frame): its layouts listed
+    await new Promise((done) => setTimeout(done, 500));
+    if ((await table.get("/api/status")).game === $("game-choice").value) { start(true); break; }
+  }
+};
 $("refresh-guide").onclick = choose;
 $("enrol-board").onclick = () => step("board", {}, $("board-result"), (r) => {
   const others = Object.entries(r.not_empty).map(([z, label]) => `${z} ${label}`).join(", ");
