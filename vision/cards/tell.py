@@ -22,9 +22,9 @@ covers, never more). Then:
 - its **fit**: the mean distance over its own cells and over the query's own cells (where the query
   differs from every look-alike): a card of the family never enrolled has a title, numbers and art of its
   own. A card without look-alikes: the mean over its whole face. Either way, the query may deviate from
-  the card in patches two cells across or more over at most ``UNEXPLAINED_MM2`` where nothing lies over it
-  (a card enrolled alone of its family is no exception: a card of that family never enrolled shares all
-  but its own title, numbers and art with it).
+  the card over at most ``UNEXPLAINED_MM2`` where nothing lies over it (without look-alikes, in patches
+  two cells across or more: ``_unexplained``); a card enrolled alone of its family is no exception, as a
+  card of that family never enrolled shares all but its own title, numbers and art with it.
 
 The card is named when its coarse score reaches ``store.ACCEPT``, its fit is within the limits
 (``FIT_MAX``, ``QUERY_FIT_MAX``, ``FIT_ALONE``) and its evidence against each other candidate is at least
