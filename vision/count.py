@@ -73,6 +73,7 @@ BLUR_SIGMA = 0.7  # px: smooth the noise, not the seams between tops
 PILE_GAP_MM = 0.25  # between two touching pieces in a pile
 MIN_BLOB = 0.3  # fraction of one piece below which a blob is noise, and a hole is filled
 MAX_PIECES = 60
+STRAY_OPEN = 3  # px: a part of a top left uncovered thinner than this is a rim, not a top
 ROUNDING = 0.5  # px of topness: far more than the float32 box sums, kept by subtraction, can drift
 LUMA = np.array([0.114, 0.587, 0.299], np.float32)
 _MODE_WINDOW = np.ones(3, np.int64)
@@ -341,19 +342,6 @@ def _topness(v: np.ndarray, mine: np.ndarray) -> np.ndarray:
     return topness
 
 
-def _peel_sized(topness: np.ndarray, side_px: float, ring: int) -> list[tuple[float, float]]:
-    """``peel`` with squares of ``side_px`` (any size): the topness resampled so that a cube is the nearest
-    odd number of pixels wide (a square of 17 px over cubes of 16.4 left a strip of every cube uncovered,
-    and strips of neighbours made one more cube), the centres brought back."""
-    odd = 2 * round((side_px - 1) / 2) + 1
-    k = odd / side_px
-    if abs(k - 1) < 1e-3:
-        return [(float(r), float(c)) for r, c in peel(topness, odd, ring)]
-    h, w = topness.shape
-    scaled = cv2.resize(topness, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_LINEAR)
-    return [((r + 0.5) / k - 0.5, (c + 0.5) / k - 0.5) for r, c in peel(scaled, odd, ring)]
-
-
 def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
                  px_per_mm: float, foot: np.ndarray | None = None
                  ) -> dict[str, tuple[int, float, list[tuple[float, float]], list[int]]]:
@@ -369,17 +357,20 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         piece_px = piece_area_px(model, label, px_per_mm)
         tops = _lit_tops(codes, luma, labels.index(label), model.prototypes_bgr[label], piece_px)
         if tops is None:
-            out[label] = (0, 0.0, [], [])
+            out[label] = (0, 0.0, [], [], 0.0)
             continue
         v, mine = tops
-        centres = _peel_sized(_topness(v, mine), math.sqrt(piece_px) + SQUARE_MARGIN_MM * px_per_mm,
-                              max(1, round(RING_MM * px_per_mm)))
+        topness = _topness(v, mine)
+        side_px = math.sqrt(piece_px) + SQUARE_MARGIN_MM * px_per_mm
+        squares = peel_turned(topness, side_px, max(1, round(RING_MM * px_per_mm)))
+        stray = stray_top(topness, squares, side_px, piece_px)
+        centres = [(r, c) for r, c, _ in squares]
         side = math.sqrt(piece_px)
         # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
         area = float(np.count_nonzero(mine & (v >= TOP_FRACTION)))
         runs = [] if foot is None else side_runs(v, mine, mine & (v >= TOP_FRACTION), centres, side / 2, foot)
         out[label] = (len(centres), float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
-                      centres, runs)
+                      centres, runs, stray)
     return out
 
 
@@ -389,16 +380,88 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
     the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``);
     ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``)."""
     found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot)
-    by_label = {label: n for label, (n, _, _, _) in found.items()}
+    by_label = {label: n for label, (n, *_) in found.items()}
     total = sum(by_label.values())
-    off = max((abs(n - u) for n, u, _, _ in found.values()), default=0.0)
-    area = float(sum(u for _, u, _, _ in found.values()))
+    off = max((abs(n - u) for n, u, *_ in found.values()), default=0.0)
+    area = float(sum(u for _, u, *_ in found.values()))
     allowed = max(DISAGREE, DISAGREE_SHARE * total)
     if off > allowed:
         return CountReading(None, 0.0, {}, area, reason=f"spread the {' and '.join(found) or 'pieces'} pile: its "
                                                         f"cubes cannot be told apart (one on another?)")
-    cubes = tuple((float(c), float(r)) for _, _, centres, _ in found.values() for r, c in centres)
-    runs = tuple(r for *_, label_runs in found.values() for r in label_runs)
+    cubes = tuple((float(c), float(r)) for _, _, centres, *_ in found.values() for r, c in centres)
+    runs = tuple(r for _, _, _, label_runs, _ in found.values() for r in label_runs)
+    stray = max((x for *_, x in found.values()), default=0.0)
     # (against the same allowance: a big pile at the edge of it is as sure as a small one at the edge of its own)
     return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area, cubes=cubes,
-                        sides=runs)
+                        sides=runs, stray=stray)
+
+
+def _four_fold(topness: np.ndarray) -> np.ndarray:
+    """The topness's gradients as complex numbers, their direction taken four times over (a square's four
+    edges, 90 degrees apart, then agree) and weighted by their strength squared: the sum over a cube's
+    edges points to four times its turn."""
+    gx = cv2.Sobel(topness, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(topness, cv2.CV_32F, 0, 1, ksize=3)
+    return np.exp(4j * np.arctan2(gy, gx)) * (gx * gx + gy * gy)
+
+
+def _turn(four_sum: complex) -> float:
+    """Degrees, -45..45."""
+    return math.degrees(np.angle(four_sum)) / 4 if abs(four_sum) > 0 else 0.0
+
+
+def _blob_turns(topness: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """Each blob of tops (its pixels, bool over the crop) and how its tops' edges are turned (``_four_fold``
+    over the blob). Cubes set against each other are mostly turned alike; a blob of cubes turned unlike each
+    other takes its strongest edges' turn."""
+    four = _four_fold(topness)
+    reach = cv2.dilate((topness > 0).view(np.uint8), np.ones((3, 3), np.uint8))  # (a blob's edges are its own)
+    n, blobs = cv2.connectedComponents(reach, connectivity=8)
+    return [(blobs == b, _turn(complex(four[blobs == b].sum()))) for b in range(1, n)]
+
+
+def peel_turned(topness: np.ndarray, side_px: float, ring: int, peel=peel) -> list[tuple[float, float, float]]:
+    """Squares of ``side_px`` (any size) laid over the topness blob by blob, each blob turned so that its
+    tops' edges lie along the squares' and resampled so that a square is a whole odd number of pixels:
+    (row, col, turn in degrees) of each square in the crop."""
+    h, w = topness.shape
+    odd = 2 * round((side_px - 1) / 2) + 1
+    k = odd / side_px
+    out = []
+    for mine, turn in _blob_turns(topness):
+        ys, xs = np.nonzero(mine)
+        y0, y1 = max(0, ys.min() - odd), min(h, ys.max() + odd + 1)
+        x0, x1 = max(0, xs.min() - odd), min(w, xs.max() + odd + 1)
+        part = np.where(mine[y0:y1, x0:x1], topness[y0:y1, x0:x1], 0).astype(np.float32)
+        ph, pw = part.shape
+        size = math.ceil(math.hypot(ph, pw) * k) + 2  # (room for the part at any turn)
+        M = cv2.getRotationMatrix2D(((pw - 1) / 2, (ph - 1) / 2), turn, k)
+        M[:, 2] += (size - 1) / 2 - np.array([(pw - 1) / 2, (ph - 1) / 2])
+        turned = cv2.warpAffine(part, M, (size, size), flags=cv2.INTER_LINEAR)
+        back = cv2.invertAffineTransform(M)
+        for r, c in peel(turned, odd, ring):
+            x, y = back @ np.array([c, r, 1.0])
+            out.append((float(y + y0), float(x + x0), turn))
+    return out
+
+
+def stray_top(topness: np.ndarray, squares: list[tuple[float, float, float]], side_px: float, piece_px: float
+              ) -> float:
+    """The largest part of a lit top that no counted cube covers, in tops: each cube a square ``side_px``
+    wide at its own turn (``_four_fold`` over its square: a blob of cubes turned unlike each other is peeled
+    at one turn), thin rims (an opening of ``STRAY_OPEN`` px) left out. Single-layer tops are covered whole by
+    squares a little wider than they are; a cube lying on another leaves the lower cube's top showing."""
+    if not squares:
+        return 0.0
+    four = _four_fold(topness)
+    cover = np.zeros(topness.shape, np.uint8)
+    half = int(side_px // 2)
+    for r, c, turn in squares:
+        y, x = round(r), round(c)
+        own = complex(four[max(0, y - half):y + half + 1, max(0, x - half):x + half + 1].sum())
+        corners = cv2.boxPoints(((c, r), (side_px, side_px), -(_turn(own) if abs(own) > 0 else turn)))
+        cv2.fillConvexPoly(cover, np.round(corners * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    left = ((topness > 0.5) & (cover == 0)).view(np.uint8)
+    left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((STRAY_OPEN, STRAY_OPEN), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(left)
+    return float(stats[1:, cv2.CC_STAT_AREA].max()) / piece_px if n > 1 else 0.0

@@ -456,11 +456,12 @@ class Reader:
         return cv2.perspectiveTransform(centre, np.linalg.inv(location.homography))[0, 0]
 
     def _unstacked(self, counts: dict[str, CountReading]) -> dict[str, CountReading]:
-        """The counts with a cube on another (a side as long as two layers' among its cubes) taken back."""
+        """The counts with a cube on another (a side as long as two layers' among its cubes, or part of a top that
+        no counted cube covers) taken back."""
         layer = stacked.one_layer([list(c.sides) for c in counts.values()])
         out = {}
         for zid, c in counts.items():
-            if c.count is not None and stacked.stacked(list(c.sides), layer):
+            if c.count is not None and (stacked.stacked(list(c.sides), layer) or stacked.lower_top_shows(c.stray)):
                 labels = list(c.by_label) or ["pieces"]
                 c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: a "
                                                                       f"cube seems to lie on another", sides=c.sides)
