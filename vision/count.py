@@ -362,8 +362,9 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         v, mine = tops
         topness = _topness(v, mine)
         side_px = math.sqrt(piece_px) + SQUARE_MARGIN_MM * px_per_mm
-        squares = peel_turned(topness, side_px, max(1, round(RING_MM * px_per_mm)))
-        stray = stray_top(topness, squares, side_px, piece_px)
+        four = _four_fold(topness)
+        squares = peel_turned(topness, side_px, max(1, round(RING_MM * px_per_mm)), four=four)
+        stray = stray_top(topness, squares, side_px, piece_px, four)
         centres = [(r, c) for r, c, _ in squares]
         side = math.sqrt(piece_px)
         # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
@@ -396,43 +397,48 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
                         sides=runs, stray=stray)
 
 
-def _four_fold(topness: np.ndarray) -> np.ndarray:
-    """The topness's gradients as complex numbers, their direction taken four times over (a square's four
-    edges, 90 degrees apart, then agree) and weighted by their strength squared: the sum over a cube's
-    edges points to four times its turn."""
+def _four_fold(topness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The topness's gradients, their direction taken four times over (a square's four edges, 90 degrees
+    apart, then agree), weighted by their strength squared: (cos, sin) parts, float32. Summed over a cube's
+    edges they point to four times its turn. ((gx + i gy)^4 / |g|^2, in real arithmetic.)"""
     gx = cv2.Sobel(topness, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(topness, cv2.CV_32F, 0, 1, ksize=3)
-    return np.exp(4j * np.arctan2(gy, gx)) * (gx * gx + gy * gy)
+    g2 = gx * gx + gy * gy
+    c2, s2 = gx * gx - gy * gy, 2 * gx * gy
+    np.maximum(g2, 1e-12, out=g2)
+    return (c2 * c2 - s2 * s2) / g2, 2 * c2 * s2 / g2
 
 
-def _turn(four_sum: complex) -> float:
-    """Degrees, -45..45."""
-    return math.degrees(np.angle(four_sum)) / 4 if abs(four_sum) > 0 else 0.0
+def _turn(c4: float, s4: float) -> float:
+    """Degrees, -45..45, from a sum of ``_four_fold``."""
+    return math.degrees(math.atan2(s4, c4)) / 4 if c4 or s4 else 0.0
 
 
-def _blob_turns(topness: np.ndarray) -> list[tuple[np.ndarray, float]]:
-    """Each blob of tops (its pixels, bool over the crop) and how its tops' edges are turned (``_four_fold``
-    over the blob). Cubes set against each other are mostly turned alike; a blob of cubes turned unlike each
-    other takes its strongest edges' turn."""
-    four = _four_fold(topness)
+def _blob_turns(topness: np.ndarray, four: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[np.ndarray, list[tuple[int, tuple[int, int, int, int], float]]]:
+    """The blobs of tops (a label image) and each blob's (label, bounding box x, y, w, h, turn of its tops'
+    edges: ``_four_fold`` summed over it). Cubes set against each other are mostly turned alike; a blob of
+    cubes turned unlike each other takes its strongest edges' turn."""
     reach = cv2.dilate((topness > 0).view(np.uint8), np.ones((3, 3), np.uint8))  # (a blob's edges are its own)
-    n, blobs = cv2.connectedComponents(reach, connectivity=8)
-    return [(blobs == b, _turn(complex(four[blobs == b].sum()))) for b in range(1, n)]
+    n, blobs, stats, _ = cv2.connectedComponentsWithStats(reach, connectivity=8)
+    c4 = np.bincount(blobs.ravel(), four[0].ravel(), n)
+    s4 = np.bincount(blobs.ravel(), four[1].ravel(), n)
+    return blobs, [(b, tuple(int(v) for v in stats[b, :4]), _turn(c4[b], s4[b])) for b in range(1, n)]
 
 
-def peel_turned(topness: np.ndarray, side_px: float, ring: int, peel=peel) -> list[tuple[float, float, float]]:
+def peel_turned(topness: np.ndarray, side_px: float, ring: int, peel=peel,
+                four: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[float, float, float]]:
     """Squares of ``side_px`` (any size) laid over the topness blob by blob, each blob turned so that its
     tops' edges lie along the squares' and resampled so that a square is a whole odd number of pixels:
-    (row, col, turn in degrees) of each square in the crop."""
+    (row, col, turn in degrees) of each square in the crop. ``four``: ``_four_fold(topness)``, if worked out."""
     h, w = topness.shape
     odd = 2 * round((side_px - 1) / 2) + 1
     k = odd / side_px
+    blobs, found = _blob_turns(topness, _four_fold(topness) if four is None else four)
     out = []
-    for mine, turn in _blob_turns(topness):
-        ys, xs = np.nonzero(mine)
-        y0, y1 = max(0, ys.min() - odd), min(h, ys.max() + odd + 1)
-        x0, x1 = max(0, xs.min() - odd), min(w, xs.max() + odd + 1)
-        part = np.where(mine[y0:y1, x0:x1], topness[y0:y1, x0:x1], 0).astype(np.float32)
+    for b, (x, y, bw, bh), turn in found:
+        y0, y1, x0, x1 = max(0, y - odd), min(h, y + bh + odd), max(0, x - odd), min(w, x + bw + odd)
+        part = np.where(blobs[y0:y1, x0:x1] == b, topness[y0:y1, x0:x1], 0).astype(np.float32)
         ph, pw = part.shape
         size = math.ceil(math.hypot(ph, pw) * k) + 2  # (room for the part at any turn)
         M = cv2.getRotationMatrix2D(((pw - 1) / 2, (ph - 1) / 2), turn, k)
@@ -440,26 +446,27 @@ def peel_turned(topness: np.ndarray, side_px: float, ring: int, peel=peel) -> li
         turned = cv2.warpAffine(part, M, (size, size), flags=cv2.INTER_LINEAR)
         back = cv2.invertAffineTransform(M)
         for r, c in peel(turned, odd, ring):
-            x, y = back @ np.array([c, r, 1.0])
-            out.append((float(y + y0), float(x + x0), turn))
+            px, py = back @ np.array([c, r, 1.0])
+            out.append((float(py + y0), float(px + x0), turn))
     return out
 
 
-def stray_top(topness: np.ndarray, squares: list[tuple[float, float, float]], side_px: float, piece_px: float
-              ) -> float:
+def stray_top(topness: np.ndarray, squares: list[tuple[float, float, float]], side_px: float, piece_px: float,
+              four: tuple[np.ndarray, np.ndarray] | None = None) -> float:
     """The largest part of a lit top that no counted cube covers, in tops: each cube a square ``side_px``
     wide at its own turn (``_four_fold`` over its square: a blob of cubes turned unlike each other is peeled
     at one turn), thin rims (an opening of ``STRAY_OPEN`` px) left out. Single-layer tops are covered whole by
     squares a little wider than they are; a cube lying on another leaves the lower cube's top showing."""
     if not squares:
         return 0.0
-    four = _four_fold(topness)
+    c4, s4 = _four_fold(topness) if four is None else four
     cover = np.zeros(topness.shape, np.uint8)
     half = int(side_px // 2)
     for r, c, turn in squares:
         y, x = round(r), round(c)
-        own = complex(four[max(0, y - half):y + half + 1, max(0, x - half):x + half + 1].sum())
-        corners = cv2.boxPoints(((c, r), (side_px, side_px), -(_turn(own) if abs(own) > 0 else turn)))
+        near = slice(max(0, y - half), y + half + 1), slice(max(0, x - half), x + half + 1)
+        own_c, own_s = float(c4[near].sum()), float(s4[near].sum())
+        corners = cv2.boxPoints(((c, r), (side_px, side_px), -(_turn(own_c, own_s) if own_c or own_s else turn)))
         cv2.fillConvexPoly(cover, np.round(corners * 16).astype(np.int32), 1, cv2.LINE_8, 4)
     left = ((topness > 0.5) & (cover == 0)).view(np.uint8)
     left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((STRAY_OPEN, STRAY_OPEN), np.uint8))
