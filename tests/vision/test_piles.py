@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from assistant.engines.alchimiste import Cubes, EndPlayer
-from assistant.referee_doubt import decides, possible_counts
+from assistant.referee_doubt import changes_nothing, decides, possible_counts
 from calibration.layout import load_layout
 from vision.pieces import piece_shapes
 from vision.read import Reader
@@ -104,3 +104,17 @@ def test_a_tray_in_doubt_names_the_places_it_decides():
     assert possible_counts(8, 7.6, False, 14) == [7, 8, 9]
     assert possible_counts(None, 7.4, False, 14) == list(range(6, 15))  # a cube on another: more than seen
     assert possible_counts(None, 0.0, True, 14) == list(range(15))
+
+
+def test_trays_in_doubt_that_decide_nothing_are_not_asked():
+    reserve = {"grey": 5, "blue": 11, "orange": 7, "yellow": 0, "green": 0}
+    # yellow and green are no adept's school: whatever their trays hold, no place changes
+    assert changes_nothing(PLAYERS, reserve, {"yellow": list(range(15)), "green": [3, 4, 5]})
+    assert changes_nothing(PLAYERS, reserve, {"blue": [10, 11, 12]})  # Morgane's blue stays last
+    # grey 5 to 7 decides first place (above); with blue in doubt too, still asked
+    assert not changes_nothing(PLAYERS, reserve, {"grey": [5, 6, 7]})
+    assert not changes_nothing(PLAYERS, reserve, {"grey": [5, 6, 7], "yellow": [0, 1]})
+    # two trays that change nothing each on their own may together: blue 9 ties orange 8 + 1 for second place
+    assert changes_nothing(PLAYERS, reserve, {"blue": [9, 10]})
+    assert changes_nothing(PLAYERS, reserve, {"orange": [7, 8]})
+    assert not changes_nothing(PLAYERS, reserve, {"blue": [9, 10], "orange": [7, 8]})
