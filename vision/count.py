@@ -14,12 +14,15 @@ the darker seams between touching tops. Its top is then taken away and the next 
 place covers half a top. Dividing the blob's area by one top's area (the former method) is off by a cube
 on big piles as soon as the top faces' outline is a pixel off all around; placing squares is not.
 
-The squares are ``SQUARE_MARGIN_MM`` wider than a top, and of that width to a fraction of a pixel (the
-crop resampled so that it is a whole odd number of pixels, ``_peel_sized``): a square just the top's size
-(or rounded up or down to odd pixels) leaves a strip of every top it sits off by half a pixel, and on loose
-piles the strips of neighbouring tops made one more cube (single-layer trays of piles left loosely, seeds
-6101-6102: 90 % exact, every error one or more too many; with the margin 0.7 mm 97.9 %, 1.0 mm 99.1 %,
-1.2 mm 99.3 %, but on packed piles 1.2 mm took a neighbour's strip too and two dense dim piles came one short).
+The squares are ``SQUARE_MARGIN_MM`` wider than a top, and of that width to a fraction of a pixel, turned
+as the tops are (``peel_turned``: blob by blob, the blob turned so that its tops' edges lie along the squares'
+and resampled so that a square is a whole odd number of pixels). A square just the top's size (or rounded up
+or down to odd pixels) left a strip of every top it sat off by half a pixel, and on loose piles the strips of
+neighbouring tops made one more cube (single-layer trays of piles left loosely, dev seeds 6101-6102: 90.3 %
+exact, every error one or more too many; with the margin 0.7 mm 97.9 %, 1.0 mm 99.1 %, 1.2 mm 99.3 %, but on
+packed piles 1.2 mm took a neighbour's strip too and two dense dim piles came one short; turned, 99.5 %).
+What a single layer's tops leave uncovered then is thin rims; part of a top left over (``stray_top``) is a
+lower cube's, under another (``vision.stacked``).
 
 Where the squares leave part of a top that no square can take (a place covering ``REDO_PART`` of a top or
 more, but less than half), they are placed again by a rule for corners and the larger count is kept. In a
