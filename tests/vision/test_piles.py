@@ -61,14 +61,14 @@ def test_big_loose_piles_of_cubes_a_little_larger_than_the_layout_count_exactly(
 
 
 def test_piles_with_a_cube_on_another_are_asked_spread():
-    # (not yet every one: one of these five since the renderer's tables landed, two before; eval-piles gives
-    # the share over many, and issue 23 stays open on it)
+    # (not yet every one: three of these five since a top left over tells a lower cube's, one before; eval-piles
+    # gives the share over many, and issue 23 stays open on it)
     layout, frame, truth = _frame(PileStyle(touch=0.5, turn=0.5, stacked=1.0), 141, "daylight")
     stacked = [z for z, t in truth["piles"].items() if t["stacked"]]
     assert len(stacked) == 5
     reading = Reader(layout, spread_stacked=True).read(frame)
     unread = [z for z in stacked if reading.counts[z].count is None]
-    assert len(unread) >= 1, {z: reading.counts[z].count for z in stacked}
+    assert len(unread) >= 3, {z: reading.counts[z].count for z in stacked}
     entries = reading.to_dict()["counts"]
     for zid in unread:
         colour = zid.split("-", 1)[1]
