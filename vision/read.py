@@ -57,6 +57,10 @@ LIT_SKIN_MM = 20.0  # pale skin raised towards the lamp: a patch this wide of ce
 LIT_SKIN_REDDER = 2.0  # ... on average this much redder than the free board's such patches (Lab a*), ...
 LIT_SKIN_LIGHT = 1.05  # ... each cell this much brighter than the board
 TINT_NOISE = 0.03  # the board around a tray off its colour by less than this (log units): the light's own colour
+WHITE_CLIPPED = 250  # a marker's white this bright in a channel may be clipped there (BGR levels)
+MIN_PAPER_SHARE = 0.25  # a marker with fewer of its white paper's pixels unclipped tells not the light's colour
+LIGHT_TINT_MIN = 0.08  # log units across the board: one light's markers (glare, JPEG) at most 0.044 on the dev
+# frames (seeds 6101-6102, 96 frames), a warm lamp on one side and daylight on the other 0.13 to 0.37
 MIN_TINT_MARKERS = 4  # markers, at least, to tell how the light's colour changes over the board (a plane: 3)
 TINT_MAX = 0.35  # (log units: a tray's light is not further off the board's than a warm lamp's from daylight)
 
@@ -243,7 +247,7 @@ class Reader:
     def _marker_light(self, canonical: np.ndarray, seen: tuple[int, ...] = ()
                       ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """(``marker_white``, ``light_tint``) of the canonical image."""
-        whites, at = [], []
+        whites, tints, at = [], [], []
         for marker_id, (x0, y0, x1, y1) in self._marker_px.items():
             if seen and marker_id not in seen:
                 continue
@@ -255,13 +259,18 @@ class Reader:
             part = grey.ravel().copy()  # (np.partition's copy and partition, without its wrapper)
             part.partition(k)
             cut = part[k]
-            whites.append(cv2.mean(crop, (grey >= cut).astype(np.uint8))[:3])
-            at.append(self._marker_basis[marker_id])
+            paper = grey >= cut
+            whites.append(cv2.mean(crop, paper.view(np.uint8))[:3])
+            # (for the light's colour, the paper's pixels clipped in no channel)
+            unclipped = paper & (crop.max(axis=2) < WHITE_CLIPPED)
+            if np.count_nonzero(unclipped) >= MIN_PAPER_SHARE * np.count_nonzero(paper):
+                tints.append(cv2.mean(crop, unclipped.view(np.uint8))[:3])
+                at.append(self._marker_basis[marker_id])
         if not whites:
             return None, None
         ordered = np.sort(np.array(whites), axis=0)  # their median (np.median's values, without its overhead)
         k = len(ordered) // 2
-        return (ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2), light_tint(whites, at)
+        return (ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2), light_tint(tints, at)
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
         if self.board_reader is not None:
@@ -631,8 +640,11 @@ def light_tint(whites: list, at: list) -> np.ndarray | None:
     """How the light's colour changes over the board, from the markers' white paper (BGR ``whites`` at the
     markers, ``at``: their ``field_basis`` rows): a plane of log-chromaticity through them, (6, 3) coefficients
     over the basis (the constant and the curvature rows zero: the field fits the light's own colour), or None
-    when it changes less than ``TINT_NOISE`` across the board (one light) or too few markers show to tell. A
-    marker off the plane by more than that (a finger over its paper) is left out, the worst first."""
+    when it changes less than ``LIGHT_TINT_MIN`` across the board (one light) or too few markers show to tell (the
+    white paper's pixels at ``WHITE_CLIPPED`` in a channel tell nothing). A marker off the plane by more than
+    that (a finger over its paper) is left out, the worst first."""
+    if len(whites) < MIN_TINT_MARKERS:
+        return None
     logw = np.log(np.maximum(np.array(whites, float), 1.0))
     chroma = logw - logw.mean(axis=1, keepdims=True)
     basis = np.array(at, float)[:, :3]
@@ -642,7 +654,7 @@ def light_tint(whites: list, at: list) -> np.ndarray | None:
         off = np.abs(basis @ plane - chroma).max(axis=1)
         worst = int(np.argmax(np.where(keep, off, -1)))
         if off[worst] <= TINT_NOISE:
-            if 2 * np.abs(plane[1:]).sum(axis=0).max() < TINT_NOISE:
+            if 2 * np.abs(plane[1:]).sum(axis=0).max() < LIGHT_TINT_MIN:
                 return None
             tint = np.zeros((6, 3))
             tint[1:3] = plane[1:]
