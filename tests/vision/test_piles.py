@@ -9,6 +9,7 @@ import pytest
 from assistant.engines.alchimiste import Cubes, EndPlayer
 from assistant.referee_doubt import changes_nothing, decides, possible_counts
 from calibration.layout import load_layout
+from vision.evaluate_piles import mixed_light
 from vision.pieces import piece_shapes
 from vision.read import Reader
 from vision.render import Conditions, Pose, lighting_preset, render_frame
@@ -58,6 +59,22 @@ def test_big_loose_piles_of_cubes_a_little_larger_than_the_layout_count_exactly(
     frame, truth = render_frame(layout, {"counts": BIG_RESERVE}, c, np.random.default_rng(seed))
     got = {z: c.count for z, c in Reader(layout).read(frame).counts.items()}
     assert got == truth["counts"]
+
+
+@pytest.mark.parametrize("seed", [7531, 7532])
+def test_under_a_warm_lamp_on_one_side_and_daylight_on_the_other_no_hand_is_seen(seed):
+    # The light's colour changes over the board: with one colour for the whole board, its warm half read as not
+    # the board and grew into a hand (7531: three trays "a hand over the tray"; 7532: 7,289 hand cells).
+    layout = load_layout("alchimiste")
+    reserve = {"reserve-grey": {"grey": 6}, "reserve-blue": {"blue": 9}, "reserve-orange": {"orange": 4},
+               "reserve-yellow": {"yellow": 11}, "reserve-green": {"green": 7}}
+    c = Conditions(pose=Pose(tilt_deg=4, tilt_towards_deg=30 * seed), placement_seed=seed,
+                   lighting=lighting_preset("daylight", np.random.default_rng(seed)),
+                   piles=PileStyle(touch=0.5, turn=0.5))
+    frame, truth = render_frame(layout, {"counts": reserve}, c, np.random.default_rng(seed))
+    reading = Reader(layout).read(mixed_light(frame, np.random.default_rng(seed)))
+    assert not reading.hand_cells.any()
+    assert {z: r.count for z, r in reading.counts.items()} == truth["counts"]
 
 
 def test_piles_with_a_cube_on_another_are_asked_spread():
