@@ -11,12 +11,14 @@ counted (another tray in doubt at its middle value).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
 from assistant.engines.alchimiste import Cubes, EndPlayer, IllegalAction, score_endgame
 from assistant.engines.alchimiste.rules import SETUP
 
+MOST_OUTCOMES = 20_000  # (each a scoring of the end-game: a few tens of microseconds)
 ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 
@@ -62,6 +64,28 @@ def decides(players: Sequence[EndPlayer], reserve: dict[str, int], colour: str, 
     if len(winners) > 1:
         parts.append("the winner: " + " or ".join(winners))
     return "; ".join(parts) if parts else "changes no school place nor the winner"
+
+
+def changes_nothing(players: Sequence[EndPlayer], reserve: dict[str, int], doubtful: dict[str, list[int]],
+                    most: int = MOST_OUTCOMES) -> bool:
+    """Whether the trays in ``doubtful`` (colour: the counts each may hold, together) leave every school place
+    and the winners as they are, whatever they hold (the rest of the reserve as given): then none needs
+    counting by hand. Only schools in play are ranked, so a colour no adept has changes nothing; counts that
+    make no game are left out. More than ``most`` outcomes to score: not known (False)."""
+    schools = {p.school for p in players}
+    spans = {c: (v if c in schools else v[len(v) // 2:len(v) // 2 + 1]) for c, v in doubtful.items()}
+    if math.prod(len(v) for v in spans.values()) > most:
+        return False
+    seen = set()
+    for values in itertools.product(*spans.values()):
+        try:
+            result = score_endgame(players, Cubes.of(**{**reserve, **dict(zip(spans, values, strict=True))}))
+        except IllegalAction:
+            continue
+        seen.add((tuple(line.school_place for line in result.lines), result.winners))
+        if len(seen) > 1:
+            return False
+    return len(seen) == 1
 
 
 def _and(names: list[str]) -> str:

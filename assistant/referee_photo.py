@@ -20,10 +20,11 @@ import numpy as np
 
 from assistant.records import RecordError, read_json
 from assistant.records.alchimiste import read_endgame
-from assistant.referee_doubt import decides, most_in_reserve, possible_counts, values_text
+from assistant.referee_doubt import changes_nothing, decides, most_in_reserve, possible_counts, values_text
 
 LAYOUT = "alchimiste"
 TRAY = "reserve-{colour}"
+IN_DOUBT = "in doubt: {values}, changes no result"  # a tray not counted with confidence that decides nothing
 
 
 class UncountedTray(ValueError):
@@ -57,7 +58,8 @@ def endgame(args) -> tuple[list, Any]:
     players, _ = read_endgame({**data, "reserve": data.get("reserve", {})}, args.endgame)
     counts, origin = photo_counts(args.photo, by_hand(args.count), args.annotate, args.calibration, args.layout,
                                   players)
-    print(f"reserve from {args.photo}: " + ", ".join(f"{c} {n}" + (" (by hand)" if origin[c] == "by hand" else "")
+    print(f"reserve from {args.photo}: " + ", ".join(f"{c} {'?' if origin[c].startswith('in doubt') else n}"
+                                                      + (f" ({origin[c]})" if origin[c] != "photo" else "")
                                                       for c, n in counts.items()), file=sys.stderr)
     _, reserve = read_endgame({"players": data["players"], "reserve": counts}, f"{args.photo} (reserve)")
     return players, reserve
@@ -75,8 +77,10 @@ def by_hand(items: list[str]) -> dict[str, int]:
 
 def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = None, calibration: str | None = None,
                  layout_name: str = LAYOUT, players=None) -> tuple[dict[str, int], dict[str, str]]:
-    """(count per colour, where each came from: ``photo`` or ``by hand``). Raises UncountedTray, naming for
-    each tray in doubt the counts it may hold and, given the ``players``, the results that hang on it."""
+    """(count per colour, where each came from: ``photo``, ``by hand`` or ``in doubt: ...``). Raises UncountedTray,
+    naming for each tray in doubt the counts it may hold and, given the ``players``, the results that hang on
+    it. Given the ``players``, trays in doubt that together change no school place nor the winner, whatever
+    they hold, are not asked: each takes the middle of the counts it may hold, its origin saying so."""
     from calibration.layout import load_layout
     from calibration.store import load_calibration
     from vision.image import load_frame
@@ -109,6 +113,11 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
                                                      0.0 if tray is None else tray.pieces_area, tray is None, most))
         else:
             counts[colour], origin[colour] = int(tray.count), "photo"
+    if doubtful and players and changes_nothing(players, counts, {c: v for c, (_, v) in doubtful.items()}):
+        # whatever the trays in doubt hold, no school place nor the winner changes: none is asked
+        for colour, (_, values) in doubtful.items():
+            counts[colour], origin[colour] = values[len(values) // 2], IN_DOUBT.format(values=values_text(values))
+        doubtful = {}
     if annotate_to:
         _annotate(frame, layout, reading, counts, origin, list(doubtful), annotate_to)
     if doubtful:
@@ -157,6 +166,8 @@ def _annotate(frame: np.ndarray, layout, reading, counts: dict[str, int], origin
         corner = cv2.perspectiveTransform(np.array([[[left + 2, top + 2]]], np.float64), reading.homography)[0, 0]
         if colour in missing:
             text, ink = f"{colour}: COUNT BY HAND", (40, 40, 230)
+        elif origin[colour].startswith("in doubt"):
+            text, ink = f"{colour}: {origin[colour]}", (40, 170, 230)
         else:
             text, ink = f"{colour}: {counts[colour]} ({origin[colour]})", (60, 200, 60)
         org = (int(corner[0]), int(corner[1]) + 14)

@@ -46,17 +46,21 @@ class LightField:
         return np.divide(np.asarray(ref)[:, None], log_field, out=log_field)
 
 
-def fit_light_field(basis: np.ndarray, colours: np.ndarray,
-                    board_chroma: np.ndarray | None = None) -> LightField | None:
+def fit_light_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.ndarray | None = None,
+                    tint: np.ndarray | None = None) -> LightField | None:
     """Fit the light field, or None. The cells it starts from have the board's colour under this light
     (``board_chroma``, log-chromaticity, from the markers' white paper): a hand over most of a small
     board, or a hand's colour close to the board's, would otherwise set the median. Shadows only take
     light away, so the board as lit is the upper side of its cells: each pass drops the cells well below
     the surface (a hand's shadow may lie over half the free board) and those far above it or off its
-    colour (a pale hand, a sleeve)."""
+    colour (a pale hand, a sleeve). ``tint``: how the light's colour changes over the board, (6, 3) log
+    coefficients over the basis (from the markers' white paper: a warm lamp on one side, daylight on the
+    other), divided out of the cells before the fit and put back into the field."""
     if len(colours) < 6:
         return None
     logc = np.log(np.clip(colours, 1e-3, None))
+    if tint is not None:
+        logc = logc - basis @ tint
     chroma = logc - (classify.row_sums(logc) / 3)[:, None]
     keep = np.zeros(len(colours), bool)
     if board_chroma is not None:
@@ -83,17 +87,21 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray,
         coef[0] += colour
         resid = logc - basis @ coef
         level = classify.row_sums(resid) / 3
-        tint = classify.row_max_abs(resid - level[:, None])
+        off_colour = classify.row_max_abs(resid - level[:, None])
         # The board's scatter about the surface, from the cells' spread about their own median (not about
         # the surface, which a big shadow pulls away from both its cells and the lit ones).
         spread = max(0.02, robust.centre_and_spread(level.take(kept_at))[1])
-        new = (level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread)) & (tint < max(0.05, 3 * spread))
+        new = ((level > -max(0.06, 2.5 * spread)) & (level < max(0.1, 3.0 * spread))
+               & (off_colour < max(0.05, 3 * spread)))
         if np.array_equal(new, keep):
             break
         keep = new
     if coef is None:
         return None
     fitted = keep.sum() >= 6
+    if tint is not None:
+        coef = coef + tint
+        logc = logc + basis @ tint
     logc = logc[keep] if fitted else logc
     return LightField(coef, logc.min(axis=0), logc.max(axis=0), keep if fitted else None)
 

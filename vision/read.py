@@ -57,6 +57,11 @@ LIT_SKIN_MM = 20.0  # pale skin raised towards the lamp: a patch this wide of ce
 LIT_SKIN_REDDER = 2.0  # ... on average this much redder than the free board's such patches (Lab a*), ...
 LIT_SKIN_LIGHT = 1.05  # ... each cell this much brighter than the board
 TINT_NOISE = 0.03  # the board around a tray off its colour by less than this (log units): the light's own colour
+WHITE_CLIPPED = 250  # a marker's white this bright in a channel may be clipped there (BGR levels)
+MIN_PAPER_SHARE = 0.25  # a marker with fewer of its white paper's pixels unclipped tells not the light's colour
+LIGHT_TINT_MIN = 0.08  # log units across the board: one light's markers (glare, JPEG) at most 0.044 on the dev
+# frames (seeds 6101-6102, 96 frames), a warm lamp on one side and daylight on the other 0.13 to 0.37
+MIN_TINT_MARKERS = 4  # markers, at least, to tell how the light's colour changes over the board (a plane: 3)
 TINT_MAX = 0.35  # (log units: a tray's light is not further off the board's than a warm lamp's from daylight)
 
 
@@ -150,6 +155,7 @@ class Reader:
             x1, y1 = min(g.size_px[0], round((right + pad) * s)), min(g.size_px[1], round((bottom + pad) * s))
             if x1 > x0 and y1 > y0:
                 self._marker_px[m.id] = (x0, y0, x1, y1)
+        self._marker_basis = {m.id: field_basis(np.array([m.center], float), layout.size)[0] for m in layout.markers}
         self._tray_grid_rects = np.array([g.zone_grid_rects[z] for z in g.count_ids], np.int64).reshape(-1, 4)
         r0, c0, r1, c1 = self._tray_grid_rects.T
         self._tray_cells_mm2 = (r1 - r0) * (c1 - c0) * g.grid_mm ** 2
@@ -219,10 +225,11 @@ class Reader:
         full = cv2.resize(pts, (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
         return cv2.convertMaps(np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]), cv2.CV_16SC2)
 
-    def light_field(self, grid_means: np.ndarray, white: np.ndarray | None = None) -> LightField | None:
+    def light_field(self, grid_means: np.ndarray, white: np.ndarray | None = None,
+                    tint: np.ndarray | None = None) -> LightField | None:
         """The light over the board, fitted on free background cells (``fit_light_field`` leaves out a hand,
         a sleeve, a stray object and shadows). ``white``: the markers' white paper in this frame (BGR),
-        which gives the light's colour."""
+        which gives the light's colour; ``tint``: how that colour changes over the board (``light_tint``)."""
         cells = grid_means.take(self._field_cells, axis=0)
         if len(cells) == 0:
             return None
@@ -230,12 +237,17 @@ class Reader:
         if white is not None:
             expected = self._log_background + np.log(np.maximum(white, 1e-3))
             board_chroma = expected - expected.sum() / 3
-        return fit_light_field(self._field_basis, cells, board_chroma)
+        return fit_light_field(self._field_basis, cells, board_chroma, tint)
 
     def marker_white(self, canonical: np.ndarray, seen: tuple[int, ...] = ()) -> np.ndarray | None:
         """The colour of the markers' white paper in the canonical image (BGR, 0..255): the brighter
         part of each marker sticker seen, the median over the markers (a hand over one is outvoted)."""
-        whites = []
+        return self._marker_light(canonical, seen)[0]
+
+    def _marker_light(self, canonical: np.ndarray, seen: tuple[int, ...] = ()
+                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(``marker_white``, ``light_tint``) of the canonical image."""
+        whites, tints, at = [], [], []
         for marker_id, (x0, y0, x1, y1) in self._marker_px.items():
             if seen and marker_id not in seen:
                 continue
@@ -247,12 +259,18 @@ class Reader:
             part = grey.ravel().copy()  # (np.partition's copy and partition, without its wrapper)
             part.partition(k)
             cut = part[k]
-            whites.append(cv2.mean(crop, (grey >= cut).astype(np.uint8))[:3])
+            paper = grey >= cut
+            whites.append(cv2.mean(crop, paper.view(np.uint8))[:3])
+            # (for the light's colour, the paper's pixels clipped in no channel)
+            unclipped = paper & (crop.max(axis=2) < WHITE_CLIPPED)
+            if np.count_nonzero(unclipped) >= MIN_PAPER_SHARE * np.count_nonzero(paper):
+                tints.append(cv2.mean(crop, unclipped.view(np.uint8))[:3])
+                at.append(self._marker_basis[marker_id])
         if not whites:
-            return None
+            return None, None
         ordered = np.sort(np.array(whites), axis=0)  # their median (np.median's values, without its overhead)
         k = len(ordered) // 2
-        return ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2
+        return (ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2), light_tint(tints, at)
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
         if self.board_reader is not None:
@@ -272,7 +290,7 @@ class Reader:
         slot_means = self._slot_means.float32(integral)
         grid_means = grid_cell_means(integral, g.grid_px, g.grid_shape)
         ref = self.model.background_bgr * 255.0
-        field = self.light_field(grid_means, self.marker_white(canonical, location.markers))
+        field = self.light_field(grid_means, *self._marker_light(canonical, location.markers))
         if field is None:  # no free background at all: grey-world over the whole board instead
             gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
             gain_slot, gain_count = (np.broadcast_to(gain, (len(b), 3)) for b in (self._slot_basis, self._count_basis))
@@ -338,7 +356,7 @@ class Reader:
         integral = cv2.integral(canonical)
         grid_means = grid_cell_means(integral, self.geometry.grid_px, self.geometry.grid_shape)
         ref = self.model.background_bgr * 255.0
-        field = self.light_field(grid_means, self.marker_white(canonical, location.markers))
+        field = self.light_field(grid_means, *self._marker_light(canonical, location.markers))
         if field is None:
             gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
             return np.broadcast_to(gain, (len(self._count_basis), 3))
@@ -456,11 +474,12 @@ class Reader:
         return cv2.perspectiveTransform(centre, np.linalg.inv(location.homography))[0, 0]
 
     def _unstacked(self, counts: dict[str, CountReading]) -> dict[str, CountReading]:
-        """The counts with a cube on another (a side as long as two layers' among its cubes) taken back."""
+        """The counts with a cube on another (a side as long as two layers' among its cubes, or part of a top that
+        no counted cube covers) taken back."""
         layer = stacked.one_layer([list(c.sides) for c in counts.values()])
         out = {}
         for zid, c in counts.items():
-            if c.count is not None and stacked.stacked(list(c.sides), layer):
+            if c.count is not None and (stacked.stacked(list(c.sides), layer) or stacked.lower_top_shows(c.stray)):
                 labels = list(c.by_label) or ["pieces"]
                 c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: a "
                                                                       f"cube seems to lie on another", sides=c.sides)
@@ -615,6 +634,33 @@ class _SquareSums:
                 a, b, c, d = integral.take(self.corners).reshape(4, -1)
                 return (a - b - c + d).astype(np.float32)
         return cv2.boxFilter(grid.reshape(self.shape), -1, (self.n, self.n), normalize=False).ravel()[self.at]
+
+
+def light_tint(whites: list, at: list) -> np.ndarray | None:
+    """How the light's colour changes over the board, from the markers' white paper (BGR ``whites`` at the
+    markers, ``at``: their ``field_basis`` rows): a plane of log-chromaticity through them, (6, 3) coefficients
+    over the basis (the constant and the curvature rows zero: the field fits the light's own colour), or None
+    when it changes less than ``LIGHT_TINT_MIN`` across the board (one light) or too few markers show to tell (the
+    white paper's pixels at ``WHITE_CLIPPED`` in a channel tell nothing). A marker off the plane by more than
+    that (a finger over its paper) is left out, the worst first."""
+    if len(whites) < MIN_TINT_MARKERS:
+        return None
+    logw = np.log(np.maximum(np.array(whites, float), 1.0))
+    chroma = logw - logw.mean(axis=1, keepdims=True)
+    basis = np.array(at, float)[:, :3]
+    keep = np.ones(len(chroma), bool)
+    while keep.sum() >= MIN_TINT_MARKERS:
+        plane = np.linalg.lstsq(basis[keep], chroma[keep], rcond=None)[0]
+        off = np.abs(basis @ plane - chroma).max(axis=1)
+        worst = int(np.argmax(np.where(keep, off, -1)))
+        if off[worst] <= TINT_NOISE:
+            if 2 * np.abs(plane[1:]).sum(axis=0).max() < LIGHT_TINT_MIN:
+                return None
+            tint = np.zeros((6, 3))
+            tint[1:3] = plane[1:]
+            return tint
+        keep[worst] = False
+    return None
 
 
 def homography_px_per_mm(H: np.ndarray, at_mm: tuple[float, float]) -> float:

@@ -26,6 +26,7 @@ class CountReading:
     reason: str | None = None  # why there is no count (``count`` None): what the players should do
     cubes: tuple[tuple[float, float], ...] = ()  # where each cube counted lies, board mm (for the picture)
     sides: tuple[int, ...] = ()  # the side seen past each cube's top, px (vision.stacked)
+    stray: float = 0.0  # the largest part of a top no counted cube covers, in tops (vision.count.stray_top)
 
 
 @dataclass

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from assistant.engines.alchimiste import Cubes, EndPlayer
-from assistant.referee_doubt import decides, possible_counts
+from assistant.referee_doubt import changes_nothing, decides, possible_counts
 from calibration.layout import load_layout
+from vision.evaluate_piles import mixed_light
 from vision.pieces import piece_shapes
 from vision.read import Reader
 from vision.render import Conditions, Pose, lighting_preset, render_frame
@@ -42,15 +43,49 @@ def test_single_layer_piles_are_counted_exactly_or_not_at_all(style, seed):
     assert sum(got[z] == n for z, n in truth["counts"].items()) >= 4, got
 
 
+BIG_RESERVE = {"reserve-grey": {"grey": 17}, "reserve-blue": {"blue": 15}, "reserve-orange": {"orange": 18},
+               "reserve-yellow": {"yellow": 13}, "reserve-green": {"green": 16}}
+
+
+@pytest.mark.parametrize(("seed", "light"), [(7501, "cool"), (7504, "warm")])
+def test_big_loose_piles_of_cubes_a_little_larger_than_the_layout_count_exactly(seed, light):
+    # A cube set 3 % larger than the layout's 16 mm, no calibration: squares of the top's size left a strip of
+    # every top they sat off by half a pixel, and the strips of neighbours made one more cube (7501: yellow 13
+    # counted 14).
+    layout = load_layout("alchimiste")
+    c = Conditions(pose=Pose(tilt_deg=4, tilt_towards_deg=30 * seed, yaw_deg=2), placement_seed=seed,
+                   lighting=lighting_preset(light, np.random.default_rng(seed)),
+                   piles=PileStyle(touch=0.6, turn=0.5, walls=0.4, scale=1.03, size_tol=0.02))
+    frame, truth = render_frame(layout, {"counts": BIG_RESERVE}, c, np.random.default_rng(seed))
+    got = {z: c.count for z, c in Reader(layout).read(frame).counts.items()}
+    assert got == truth["counts"]
+
+
+@pytest.mark.parametrize("seed", [7531, 7532])
+def test_under_a_warm_lamp_on_one_side_and_daylight_on_the_other_no_hand_is_seen(seed):
+    # The light's colour changes over the board: with one colour for the whole board, its warm half read as not
+    # the board and grew into a hand (7531: three trays "a hand over the tray"; 7532: 7,289 hand cells).
+    layout = load_layout("alchimiste")
+    reserve = {"reserve-grey": {"grey": 6}, "reserve-blue": {"blue": 9}, "reserve-orange": {"orange": 4},
+               "reserve-yellow": {"yellow": 11}, "reserve-green": {"green": 7}}
+    c = Conditions(pose=Pose(tilt_deg=4, tilt_towards_deg=30 * seed), placement_seed=seed,
+                   lighting=lighting_preset("daylight", np.random.default_rng(seed)),
+                   piles=PileStyle(touch=0.5, turn=0.5))
+    frame, truth = render_frame(layout, {"counts": reserve}, c, np.random.default_rng(seed))
+    reading = Reader(layout).read(mixed_light(frame, np.random.default_rng(seed)))
+    assert not reading.hand_cells.any()
+    assert {z: r.count for z, r in reading.counts.items()} == truth["counts"]
+
+
 def test_piles_with_a_cube_on_another_are_asked_spread():
-    # (not yet every one: one of these five since the renderer's tables landed, two before; eval-piles gives
-    # the share over many, and issue 23 stays open on it)
+    # (not yet every one: three of these five since a top left over tells a lower cube's, one before; eval-piles
+    # gives the share over many, and issue 23 stays open on it)
     layout, frame, truth = _frame(PileStyle(touch=0.5, turn=0.5, stacked=1.0), 141, "daylight")
     stacked = [z for z, t in truth["piles"].items() if t["stacked"]]
     assert len(stacked) == 5
     reading = Reader(layout, spread_stacked=True).read(frame)
     unread = [z for z in stacked if reading.counts[z].count is None]
-    assert len(unread) >= 1, {z: reading.counts[z].count for z in stacked}
+    assert len(unread) >= 3, {z: reading.counts[z].count for z in stacked}
     entries = reading.to_dict()["counts"]
     for zid in unread:
         colour = zid.split("-", 1)[1]
@@ -86,3 +121,17 @@ def test_a_tray_in_doubt_names_the_places_it_decides():
     assert possible_counts(8, 7.6, False, 14) == [7, 8, 9]
     assert possible_counts(None, 7.4, False, 14) == list(range(6, 15))  # a cube on another: more than seen
     assert possible_counts(None, 0.0, True, 14) == list(range(15))
+
+
+def test_trays_in_doubt_that_decide_nothing_are_not_asked():
+    reserve = {"grey": 5, "blue": 11, "orange": 7, "yellow": 0, "green": 0}
+    # yellow and green are no adept's school: whatever their trays hold, no place changes
+    assert changes_nothing(PLAYERS, reserve, {"yellow": list(range(15)), "green": [3, 4, 5]})
+    assert changes_nothing(PLAYERS, reserve, {"blue": [10, 11, 12]})  # Morgane's blue stays last
+    # grey 5 to 7 decides first place (above); with blue in doubt too, still asked
+    assert not changes_nothing(PLAYERS, reserve, {"grey": [5, 6, 7]})
+    assert not changes_nothing(PLAYERS, reserve, {"grey": [5, 6, 7], "yellow": [0, 1]})
+    # two trays that change nothing each on their own may together: blue 9 ties orange 8 + 1 for second place
+    assert changes_nothing(PLAYERS, reserve, {"blue": [9, 10]})
+    assert changes_nothing(PLAYERS, reserve, {"orange": [7, 8]})
+    assert not changes_nothing(PLAYERS, reserve, {"blue": [9, 10], "orange": [7, 8]})

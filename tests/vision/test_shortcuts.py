@@ -195,8 +195,8 @@ def _plain_count_pieces(norm, zone_labels, model, labels, table, px_per_mm):
             continue
         v = _plain_relative_brightness(norm.astype(np.float32) @ count.LUMA, mine, model.prototypes_bgr[label])
         topness = np.clip((v - count.TOP_FLOOR) * (1 / (1 - count.TOP_FLOOR)), 0, 1) * mine
-        side = round(np.sqrt(piece_px)) | 1
-        n = len(_plain_peel(topness, side, max(1, round(count.RING_MM * px_per_mm))))
+        side_px = np.sqrt(piece_px) + count.SQUARE_MARGIN_MM * px_per_mm  # blob by blob, turned and resampled
+        n = len(count.peel_turned(topness, side_px, max(1, round(count.RING_MM * px_per_mm)), peel=_plain_peel))
         area = float(np.count_nonzero(mine & (v >= count.TOP_FRACTION)))
         gap = count.PILE_GAP_MM * np.sqrt(piece_px) * px_per_mm
         out[label] = (n, float(count.blob_pieces(area, piece_px, gap)))
