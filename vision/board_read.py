@@ -23,6 +23,7 @@ from calibration.store import BoardImage, Calibration, PieceModel
 from vision import masks, place_model
 from vision.board import BoardComparison, Difference
 from vision.colour import bgr_to_lab, rgb_to_lab
+from vision.geometry import COUNT_PX_PER_MM
 from vision.pieces import piece_shapes
 from vision.place_model import PlaceMeasures
 from vision.reading import CountReading, Reading, ZoneReading
@@ -60,6 +61,7 @@ class BoardReader:
         # markers' paper at PAPER_LEVEL: a board enrolled in dim or coloured light keeps its pieces apart.
         self._white_scale = (PAPER_LEVEL / np.maximum(_paper_white(layout, self.compare), 1.0)).astype(np.float32)
         self.pieces = _piece_models(layout, calibration)
+        self._nominal_board = np.clip(base.model.background_bgr * 255.0, 0, 255).astype(np.uint8)
         self.slot_ids = g.slot_ids
         self.owner, reach = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
         self._owner_flat = self.owner.ravel()
@@ -117,7 +119,7 @@ class BoardReader:
     def read_at(self, frame: np.ndarray, location, keep_canonical: bool = False) -> Reading:
         canonical, diff, hands, cover = self.compared(frame, location)
         zones = self.slots(canonical, diff, cover)
-        counts = self.counts(frame, location, canonical, cover)
+        counts = self.counts(frame, location, canonical, cover, diff)
         if self.base.cards:
             zones.update(self.base.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
@@ -296,9 +298,12 @@ class BoardReader:
 
     # -- trays -----------------------------------------------------------------------------------------------
 
-    def counts(self, frame, location, canonical: np.ndarray, cover: dict[str, float]) -> dict[str, CountReading]:
+    def counts(self, frame, location, canonical: np.ndarray, cover: dict[str, float], diff: Difference | None = None
+               ) -> dict[str, CountReading]:
         """The trays, counted by ``vision.count`` in the light the base reader measures around them (the
-        counter's colours are learnt that way); a tray the hand covers is not counted."""
+        counter's colours are learnt that way); a tray the hand covers is not counted. With ``diff``, only
+        what differs from the enrolled board (and a millimetre around it) may be a cube: the tray's own print
+        shows as the board's nominal colour to the counter."""
         g = self.geometry
         if not g.count_ids:
             return {}
@@ -311,8 +316,23 @@ class BoardReader:
             if cover.get(zid, 0.0) * (x1 - x0) * (y1 - y0) >= 64.0:  # a quarter of a cube's top under the hand
                 out[zid] = CountReading(None, 0.0, reason="a hand over the tray")
                 continue
-            out[zid] = self.base._count(i, cv2.transform(crops[i], np.diag(gains[i].astype(np.float32))), foot)
+            norm = cv2.transform(crops[i], np.diag(gains[i].astype(np.float32)))
+            if diff is not None:
+                norm[~self._tray_differs(diff, i)] = self._nominal_board
+            out[zid] = self.base._count(i, norm, foot)
         return self.base._unstacked(out) if self.base.spread_stacked else out
+
+    def _tray_differs(self, diff: Difference, i: int) -> np.ndarray:
+        """Count zone ``i``'s crop pixels (``vision.geometry``'s count samples) that differ from the enrolled
+        board, grown by a millimetre (a cube's edge is softer than its mask)."""
+        xs, ys = self.base.geometry.count_samples_mm(i)
+        h, w = diff.differs.shape
+        s = self.geometry.px_per_mm
+        cols = np.clip((xs * s).astype(np.intp), 0, w - 1)
+        rows = np.clip((ys * s).astype(np.intp), 0, h - 1)
+        near = diff.differs[np.ix_(rows, cols)].view(np.uint8)
+        grow = 2 * round(COUNT_PX_PER_MM) + 1
+        return cv2.dilate(near, np.ones((grow, grow), np.uint8)).view(bool)
 
 
 def colour_distances(labs: np.ndarray, piece_labs: np.ndarray) -> np.ndarray:

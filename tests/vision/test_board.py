@@ -144,3 +144,20 @@ def test_calibrate_board_refuses_a_board_whose_place_is_not_sure(tables, tmp_pat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "markers show clearly" in err
     assert not (tmp_path / "cal.json").exists()
+
+
+def test_a_trays_own_print_is_never_counted_as_cubes(tmp_path):
+    """Empty trays on an illustrated Alchimiste board (seed 4104, drawn for this test) under every light: the
+    trays' artwork is the enrolled board, so nothing there is a cube. (Counted by colour alone, the print read
+    as 4 to 7 cubes in one tray under four of the five lights.)"""
+    layout = load_layout("alchimiste")
+    rng = np.random.default_rng(4104)
+    table = random_table(layout, rng, "illustrated")
+    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+    calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
+    reader = Reader(layout, _calibrated(layout, empty, calibration, tmp_path / "cal.json"))
+    for light in LIGHTS:
+        frame, _ = table_frame(table, layout, rng, light, state=empty_state(layout))
+        reader.locator.invalidate()
+        counts = {zid: c.count for zid, c in reader.read(frame).counts.items()}
+        assert set(counts.values()) <= {0, None}, (light, counts)
