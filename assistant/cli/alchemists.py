@@ -134,8 +134,11 @@ def _percent(p: float) -> str:
 def run_new(args) -> int:
     if args.code is not None:
         code = al.code_for_index(al.index_of_code(args.code))
-    else:
+    else:  # a code this table has not recorded yet (a recorded one keeps its own answers)
+        recorded = state.load(state.state_path())["games"]
         code = al.code_for_index(secrets.randbelow(al.GAMES))
+        while code in recorded:
+            code = al.code_for_index(secrets.randbelow(al.GAMES))
     mode = al.MASTER if args.master else al.APPRENTICE
     path = state.record_game(code, mode, name=args.name)  # the answers: the code's, keyed by this table
     game = state.find_game(code=code)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from assistant import alchemists_state as state
-from assistant.engines.alchemists import ALCHEMICALS, Assignment, assignment_from_code, brew, code_for_index
+from assistant.engines.alchemists import (ALCHEMICALS, Assignment, assignment_from_code, brew, code_for_index,
+                                          index_of_code)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 EXAMPLE_CODE = "TBGJ"  # the game of the examples in docs/alchemists.md
@@ -270,3 +271,12 @@ def test_a_bad_facts_file_names_the_file_and_the_place(cli, tmp_path):
 def test_alchemists_without_a_subcommand_shows_help(cli):
     code, out, _ = cli("alchemists")
     assert code == 2 and "solve" in out and "reveal" in out
+
+
+def test_new_never_draws_a_code_this_table_has_recorded(cli, monkeypatch):
+    """Were the draw to fall on the imported example game's code, that game (and its answers) is left alone."""
+    draws = iter([index_of_code(EXAMPLE_CODE), index_of_code(EXAMPLE_CODE), 7])
+    monkeypatch.setattr("secrets.randbelow", lambda n: next(draws))
+    before = table(EXAMPLE_CODE)
+    assert new_game(cli) == code_for_index(7)
+    assert table(EXAMPLE_CODE) == before
