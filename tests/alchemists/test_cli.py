@@ -8,8 +8,14 @@ from pathlib import Path
 import pytest
 
 from assistant import alchemists_state as state
-from assistant.engines.alchemists import (ALCHEMICALS, Assignment, assignment_from_code, brew, code_for_index,
-                                          index_of_code)
+from assistant.engines.alchemists import (
+    ALCHEMICALS,
+    Assignment,
+    assignment_from_code,
+    brew,
+    code_for_index,
+    index_of_code,
+)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 EXAMPLE_CODE = "TBGJ"  # the game of the examples in docs/alchemists.md
