@@ -97,6 +97,17 @@ def press(command: str, pipeline: Pipeline, wheel: GameWheel, outputs: Outputs) 
     return pipeline
 
 
+def choose(game: str, pipeline: Pipeline, wheel: GameWheel, outputs: Outputs) -> Pipeline:
+    """The set-up page's game, by name: the question the physical wheel may have left open is answered with
+    ``game`` (cancelled when ``game`` is already on the table), never confirmed as it was left."""
+    if game == wheel.game:
+        return press("back", pipeline, wheel, outputs) if wheel.open else pipeline
+    if not wheel.open:
+        wheel.saved = outputs.screen  # put back if the switch cannot be made
+    wheel.offer(game)
+    return press("confirm", pipeline, wheel, outputs)
+
+
 def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[Pipeline],
              say: Callable[[str], None], web: Any = None) -> Callable[[str], Pipeline]:
     """``switch(game)``: close the game on the table, archive its journal, start ``game`` with its set-up
@@ -227,6 +238,10 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                     continue
                 before, pipeline = pipeline, press(command.value, pipeline, wheel, outputs)
                 if pipeline is not before:  # the game wheel started another game
+                    status.game, status.over = pipeline.game, False
+            for game in hub.chosen() if hub is not None else ():
+                before, pipeline = pipeline, choose(game, pipeline, wheel, outputs)
+                if pipeline is not before:
                     status.game, status.over = pipeline.game, False
             if publisher is not None:  # after the journal: the tournament sees only what was committed
                 publisher.update(pipeline)

@@ -10,6 +10,7 @@ import urllib.request
 
 from assistant.config import Config
 from assistant.journal import read
+from hardware.buttons import Command
 
 CHANGE = {"X-Alchemy-Table": "1", "Content-Type": "application/json"}
 
@@ -74,4 +75,36 @@ def test_the_page_turns_the_game_wheel_and_the_set_up_chooses_the_game(alchemist
     kept = sorted((state / "games").iterdir())
     assert [k.name.split("-")[-1] for k in kept] == ["alchemists.jsonl", "alchimiste.jsonl"]
     assert not [r for k in kept for r in read(k) if r.kind == "command"]  # the wheel's presses are not the game's
+    assert read(state / "game.jsonl")[0].data["game"] == "chaudron"
+
+
+class TurnedThenChosen(PagePresses):
+    """The physical wheel turned once (its question left open on alchimiste), then the set-up page's game chosen
+    in the same frame."""
+
+    def poll(self):
+        turned = [Command.GAME_NEXT] if self.polls + 1 == 3 else []
+        return turned + super().poll()
+
+
+def test_the_page_s_game_is_started_whatever_question_the_physical_wheel_left_open(alchemists_frames, tmp_path,
+                                                                                    monkeypatch, capsys):
+    session, rendered = alchemists_frames
+    state = tmp_path / "state"
+    for name in ("ALCHEMY_TABLE_SYSTEM_CONFIG", "ALCHEMY_TABLE_USER_CONFIG"):
+        monkeypatch.setenv(name, str(tmp_path / "none.toml"))
+    presses = TurnedThenChosen({}, state, capsys, chosen={3: "chaudron"})
+    monkeypatch.setattr(Config, "open_buttons", lambda self, **kw: presses)
+    from assistant.cli import main
+
+    (tmp_path / "alchemists.json").write_text(json.dumps(session.setup))
+    (tmp_path / "chaudron.json").write_text('{"players": 2}')
+    (tmp_path / "config.toml").write_text(f'[table]\nsetups = {{alchemists = "{tmp_path / "alchemists.json"}", '
+                                          f'chaudron = "{tmp_path / "chaudron.json"}"}}\n')
+    code = main(["run", "--game", "alchemists", "--simulate", "--web", "127.0.0.1:0", "--set", "camera.source=folder",
+                 "--set", f"camera.path={rendered.folder}", "--set", f"table.state_dir={state}", "--set",
+                 "display.backend=dummy", "--config", str(tmp_path / "config.toml")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "switched to a new chaudron game" in err and "alchymia" not in err and "alchimiste" not in err
     assert read(state / "game.jsonl")[0].data["game"] == "chaudron"
