@@ -65,14 +65,17 @@ def print_step(step: Step, out=None) -> None:
 
 def make_factory(layout_specs: list[str] | None, calibration: str | None,
                  cards: str | Path | None = None, layouts: Mapping[str, list[str]] | None = None,
+                 picked: Mapping[str, list[str]] | None = None,
                  ) -> Callable[[str, Mapping[str, Any]], tuple[Any, Boards]]:
     """``make(game, setup) -> (mode, boards)`` for a game, reading ``--layout`` values for the first game it
-    makes (the game started or resumed), else ``layouts[game]`` (``table.layouts``), else the game's layout."""
+    makes (the game started or resumed), else ``layouts[game]`` (``table.layouts``), else the game's layout;
+    ``picked[game]`` (the layouts chosen on the set-up page) before all of them."""
     owner: list[str] = []
 
     def make(game: str, setup: Mapping[str, Any]):
         owner[:] = owner or [game]
         specs = layout_specs if layout_specs and owner == [game] else (layouts or {}).get(game) or [game]
+        specs = (picked or {}).get(game) or specs
         boards = Boards.from_specs(specs, calibration, cards, mat_sets=mode_class(game).card_mats)
         return make_mode(game, boards.layout, setup, source="setup"), boards
 
@@ -142,8 +145,9 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         say: Callable[[str], None], realtime: bool = False, cards: str | None = None, web: str | None = None) -> int:
     path = journal_path(config, journal_override)
     default_cards = Path(config["table.state_dir"]) / "cards"
+    picked: dict[str, list[str]] = {}  # the set-up page's layouts, per game (not written to the configuration)
     make = make_factory(layout_specs, calibration, cards or (default_cards if default_cards.is_dir() else None),
-                        config["table.layouts"])
+                        config["table.layouts"], picked)
     listen = web or config["web.listen"]
     hub = None
     if listen:
@@ -207,6 +211,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         wheel = GameWheel(pipeline.game, switcher(config, path, make, outputs, current, say, hub))
         if hub is not None:
             hub.wheel = wheel.games  # the set-up page may turn it
+            hub.picked_layouts = picked
         skip = pipeline.next_frame if recorded else 0
         paced = time.monotonic()
         light = LightWatch()

@@ -61,6 +61,7 @@ class Hub:
         self._lock = threading.Lock()
         self._watchers: list[Callable[[str], None]] = []
         self._tasks: queue.SimpleQueue[Callable[[Any], None]] = queue.SimpleQueue()
+        self.picked_layouts: dict[str, list[str]] | None = None  # run: per game, the layouts the page chose
         self._chosen: queue.SimpleQueue[str] = queue.SimpleQueue()  # games chosen on the set-up page
         self._overlay_until = 0.0
         self._frame_times: collections.deque[float] = collections.deque(maxlen=30)
