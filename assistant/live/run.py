@@ -65,14 +65,17 @@ def print_step(step: Step, out=None) -> None:
 
 def make_factory(layout_specs: list[str] | None, calibration: str | None,
                  cards: str | Path | None = None, layouts: Mapping[str, list[str]] | None = None,
+                 picked: Mapping[str, list[str]] | None = None,
                  ) -> Callable[[str, Mapping[str, Any]], tuple[Any, Boards]]:
     """``make(game, setup) -> (mode, boards)`` for a game, reading ``--layout`` values for the first game it
-    makes (the game started or resumed), else ``layouts[game]`` (``table.layouts``), else the game's layout."""
+    makes (the game started or resumed), else ``layouts[game]`` (``table.layouts``), else the game's layout;
+    ``picked[game]`` (the layouts chosen on the set-up page) before all of them."""
     owner: list[str] = []
 
     def make(game: str, setup: Mapping[str, Any]):
         owner[:] = owner or [game]
         specs = layout_specs if layout_specs and owner == [game] else (layouts or {}).get(game) or [game]
+        specs = (picked or {}).get(game) or specs
         boards = Boards.from_specs(specs, calibration, cards, mat_sets=mode_class(game).card_mats)
         return make_mode(game, boards.layout, setup, source="setup"), boards
 
@@ -95,6 +98,17 @@ def press(command: str, pipeline: Pipeline, wheel: GameWheel, outputs: Outputs) 
     if screen is not None:
         outputs.apply(Response(screen=screen))
     return pipeline
+
+
+def choose(game: str, pipeline: Pipeline, wheel: GameWheel, outputs: Outputs) -> Pipeline:
+    """The set-up page's game, by name: the question the physical wheel may have left open is answered with
+    ``game`` (cancelled when ``game`` is already on the table), never confirmed as it was left."""
+    if game == wheel.game:
+        return press("back", pipeline, wheel, outputs) if wheel.open else pipeline
+    if not wheel.open:
+        wheel.saved = outputs.screen  # put back if the switch cannot be made
+    wheel.offer(game)
+    return press("confirm", pipeline, wheel, outputs)
 
 
 def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[Pipeline],
@@ -131,8 +145,9 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         say: Callable[[str], None], realtime: bool = False, cards: str | None = None, web: str | None = None) -> int:
     path = journal_path(config, journal_override)
     default_cards = Path(config["table.state_dir"]) / "cards"
+    picked: dict[str, list[str]] = {}  # the set-up page's layouts, per game (not written to the configuration)
     make = make_factory(layout_specs, calibration, cards or (default_cards if default_cards.is_dir() else None),
-                        config["table.layouts"])
+                        config["table.layouts"], picked)
     listen = web or config["web.listen"]
     hub = None
     if listen:
@@ -196,6 +211,7 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
         wheel = GameWheel(pipeline.game, switcher(config, path, make, outputs, current, say, hub))
         if hub is not None:
             hub.wheel = wheel.games  # the set-up page may turn it
+            hub.picked_layouts = picked
         skip = pipeline.next_frame if recorded else 0
         paced = time.monotonic()
         light = LightWatch()
@@ -227,6 +243,10 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
                     continue
                 before, pipeline = pipeline, press(command.value, pipeline, wheel, outputs)
                 if pipeline is not before:  # the game wheel started another game
+                    status.game, status.over = pipeline.game, False
+            for game in hub.chosen() if hub is not None else ():
+                before, pipeline = pipeline, choose(game, pipeline, wheel, outputs)
+                if pipeline is not before:
                     status.game, status.over = pipeline.game, False
             if publisher is not None:  # after the journal: the tournament sees only what was committed
                 publisher.update(pipeline)

@@ -56,6 +56,13 @@ class GameWheel:
             return self.switch(choice)
         return None
 
+    def offer(self, game: str) -> Message:
+        """The question asked for ``game`` by name, whatever game a turn of the wheel left offered."""
+        if game not in self.games:
+            raise ValueError(f"game: expected one of {', '.join(self.games)}")
+        self.choice = game
+        return self.screen()
+
     def screen(self) -> Message:
         current = " (the game on the table)" if self.choice == self.game else ""
         return Message("Switch game", f"switch game: {self.choice}{current} - confirm?", "warn")

@@ -61,6 +61,8 @@ class Hub:
         self._lock = threading.Lock()
         self._watchers: list[Callable[[str], None]] = []
         self._tasks: queue.SimpleQueue[Callable[[Any], None]] = queue.SimpleQueue()
+        self.picked_layouts: dict[str, list[str]] | None = None  # run: per game, the layouts the page chose
+        self._chosen: queue.SimpleQueue[str] = queue.SimpleQueue()  # games chosen on the set-up page
         self._overlay_until = 0.0
         self._frame_times: collections.deque[float] = collections.deque(maxlen=30)
         self.seen: Seen | None = None
@@ -150,18 +152,24 @@ class Hub:
         self.buttons.emit(Command(command))
 
     def turn_wheel_to(self, game: str) -> None:
-        """The game wheel turned to ``game`` and confirmed, as a player would turn and press it; ValueError
-        when the loop has no wheel (a recording plays its own game) or ``game`` is not one of its games."""
+        """The game wheel set to ``game`` by name and confirmed at the loop's next frame (whatever the physical
+        wheel left offered); ValueError when the loop has no wheel (a recording plays its own game) or
+        ``game`` is not one of its games."""
         if not self.wheel:
             raise ValueError(f"choosing the game needs 'alchemy-table run' (a recording plays its own game, "
                              f"{self.game})")
         if game not in self.wheel:
             raise ValueError(f"game: expected one of {', '.join(self.wheel)}")
-        if game == self.game:
-            return
-        for _ in range((self.wheel.index(game) - self.wheel.index(self.game)) % len(self.wheel)):
-            self.buttons.emit(Command("game-next"))
-        self.buttons.emit(Command("confirm"))
+        self._chosen.put(game)
+
+    def chosen(self) -> list[str]:
+        """The games chosen on the set-up page since the last call (the loop's thread), oldest first."""
+        games = []
+        while True:
+            try:
+                games.append(self._chosen.get_nowait())
+            except queue.Empty:
+                return games
 
     def show_on_display(self, title: str, text: str, seconds: float = SHOW_SECONDS) -> None:
         """Show a secret on the table's display (not on ``outputs.screen``, so neither the page's mirror nor

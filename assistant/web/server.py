@@ -111,6 +111,7 @@ class App:
         r.add_get("/api/players/{name}", self.player_named)
         r.add_post("/api/player/scan", self.scan)
         r.add_get("/api/setup/layouts", self.setup_layouts)
+        r.add_post("/api/setup/layouts", self.setup_pick_layouts)
         r.add_post("/api/setup/game", self.setup_game)  # before /api/setup/{step}: routes match in order
         r.add_get("/setup/frame.jpg", self.setup_frame)
         r.add_get("/setup/guide.jpg", self.setup_guide)
@@ -358,6 +359,15 @@ class App:
 
     async def setup_layouts(self, request: web.Request) -> web.Response:
         return web.json_response(wizard.layouts(self.hub))
+
+    async def setup_pick_layouts(self, request: web.Request) -> web.Response:
+        """The layouts a game is played with, from its next start ("Start this game" or the wheel)."""
+        self.require_pin(request)
+        body = await self.json_body(request)
+        try:
+            return web.json_response(wizard.pick_layouts(self.hub, body.get("game"), body.get("layouts")))
+        except ValueError as e:
+            raise refuse(409 if "needs" in str(e) else 400, str(e)) from None
 
     async def setup_game(self, request: web.Request) -> web.Response:
         """The game chosen: the game wheel turned to it and confirmed (``run`` only)."""

@@ -51,8 +51,31 @@ def layouts(hub: Any) -> dict[str, Any]:
                      "card_names": sorted({label for z in layout.zones if z.kind == "card" for label in z.labels}
                                           - {"empty", "unknown"})})
     return {"game": hub.game, "games": list(hub.wheel), "layouts": info,
+            "game_layouts": {game: game_layouts(game) for game in hub.wheel},
             "calibration": str(hub.calibration_path) if hub.calibration_path else None,
             "cards": str(hub.cards_path) if hub.cards_path else None}
+
+
+def game_layouts(game: str) -> list[str]:
+    """The shipped layouts of ``game``: its own and those named after it (``chaudron-potions``)."""
+    return [name for name in default_layouts() if name == game or name.startswith(f"{game}-")]
+
+
+def pick_layouts(hub: Any, game: Any, names: Any) -> dict[str, Any]:
+    """The layouts ``game`` is played with from its next start (as ``table.layouts.<game>`` would give them);
+    ValueError, nothing changed, for a layout of another game or an unknown name."""
+    if hub.picked_layouts is None:
+        raise ValueError(f"choosing layouts needs 'alchemy-table run' (a recording plays its own game, {hub.game})")
+    if game not in hub.wheel:
+        raise ValueError(f"game: expected one of {', '.join(hub.wheel)}")
+    own = game_layouts(game)
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"layouts: choose one or more of {', '.join(own)}")
+    wrong = [n for n in names if n not in own]
+    if wrong:
+        raise ValueError(f"layouts: {wrong[0]!r} is not a layout of {game} (its layouts: {', '.join(own)})")
+    hub.picked_layouts[game] = list(dict.fromkeys(names))
+    return {"game": game, "layouts": hub.picked_layouts[game], "applies": "at the game's next start"}
 
 
 def _layout(hub: Any, name: Any):

@@ -251,16 +251,21 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     page = context.new_page()
     page.goto(table.url + "setup")
     assert page.is_hidden("#steps")  # nothing of the set-up without the PIN
-    table.hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as `run` sets it
+    table.hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as `run` sets them
+    table.hub.picked_layouts = {}
     unlock(page, table.hub.pin)
 
-    # the game chosen: the game wheel turned to it and confirmed, as a player would (tests/web/test_wheel.py
-    # has `run` switch games with it)
+    # the game and its layouts chosen: the game wheel set to it and confirmed (tests/web/test_wheel.py has `run`
+    # switch games with it and play the layouts chosen)
     page.wait_for_selector("#game-now:text-is('chaudron')", timeout=WAIT_MS)
+    page.select_option("#game-choice", "chaudron")
+    assert page.locator("#game-layouts input").evaluate_all("(xs) => xs.map((x) => [x.value, x.checked])") == [
+        ["chaudron", True], ["chaudron-potions", False]]
+    page.check("#game-layouts input[value='chaudron-potions']")
     page.select_option("#game-choice", "alchemists")
     page.click("#start-game")
-    page.wait_for_selector("#game-result:has-text('alchemists: starting')", timeout=WAIT_MS)
-    assert table.hub.poll() == ["game-next", "game-next", "confirm"]  # taken here, not given to this harness's mode
+    page.wait_for_selector("#game-result:has-text('alchemists: starting with alchemists')", timeout=WAIT_MS)
+    assert table.hub.chosen() == ["alchemists"] and table.hub.picked_layouts == {"alchemists": ["alchemists"]}
     page.select_option("#layout", "chaudron")
 
     # the empty board enrolled (as 'calibrate board'): the board as learnt, then the live frame read with it

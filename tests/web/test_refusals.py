@@ -189,6 +189,16 @@ def test_choosing_the_game_needs_the_wheel_of_run_and_one_of_its_games(hub):
         hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as run sets it
         await refused(await client.post("/api/setup/game", json={"game": "chess"}, headers=CHANGE), 400,
                       "game: expected one of alchimiste, chaudron")
+        pick = {"game": "chaudron", "layouts": ["chaudron"]}
+        await refused(await client.post("/api/setup/layouts", json=pick), 403, "X-Alchemy-Table header")
+        await refused(await client.post("/api/setup/layouts", json=pick, headers=CHANGE), 409,
+                      "choosing layouts needs 'alchemy-table run'")
+        hub.picked_layouts = {}
+        for layouts in (["alchymia-crystals"], ["chaudron", "../chaudron"], [], "chaudron"):
+            answer = await client.post("/api/setup/layouts", json={"game": "chaudron", "layouts": layouts},
+                                       headers=CHANGE)
+            await refused(answer, 400, "layout")
+        assert hub.picked_layouts == {}
 
     run(hub, scenario)
     unchanged(hub, before)

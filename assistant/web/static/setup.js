@@ -45,6 +45,8 @@ async function start(unlocked) {
   $("game-now").textContent = info.game || "nothing yet";
   $("game-choice").replaceChildren(...info.games.map((g) => table.el("option", {value: g, textContent: g,
     selected: g === info.game})));
+  gameLayouts = info.game_layouts;
+  tickLayouts();
   $("step-game").classList.toggle("hidden", !info.games.length);  // a recording plays its own game
   $("layout").replaceChildren(...layouts.map((l) => table.el("option", {value: l.name,
     textContent: l.name + (l.in_view ? " (on the table)" : "")})));
@@ -52,12 +54,26 @@ async function start(unlocked) {
   choose();
 }
 
+let gameLayouts = {};
+function tickLayouts() {  // the shipped layouts of the chosen game; its own board ticked
+  const game = $("game-choice").value;
+  $("game-layouts").replaceChildren(...(gameLayouts[game] || []).map((name) => table.el("label", {},
+    table.el("input", {type: "checkbox", value: name, checked: name === game}), ` ${name} `)));
+}
+$("game-choice").onchange = tickLayouts;
 $("layout").onchange = choose;
 $("start-game").onclick = async () => {
   try {
+    const ticked = [...$("game-layouts").querySelectorAll("input:checked")].map((i) => i.value);
+    const picked = await table.post("/api/setup/layouts", {game: $("game-choice").value, layouts: ticked});
     const r = await table.post("/api/setup/game", {game: $("game-choice").value});
-    if (!r.started) { table.say($("game-result"), `${r.game} is already on the table`, "ok"); return; }
-    table.say($("game-result"), `${r.game}: starting with its layouts and set-up from the configuration`, "ok");
+    if (!r.started) {
+      table.say($("game-result"), `${r.game} is already on the table; ${picked.layouts.join(", ")} from its next ` +
+                "start (the game wheel confirming it)", "ok");
+      return;
+    }
+    table.say($("game-result"), `${r.game}: starting with ${picked.layouts.join(", ")} and its set-up from the ` +
+              "configuration", "ok");
   } catch (e) { table.say($("game-result"), e.message, "error"); return; }
   for (let i = 0; i < 20; i++) {  // once the loop has started it (at its next frame): its layouts listed
     await new Promise((done) => setTimeout(done, 500));
