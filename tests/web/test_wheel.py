@@ -100,19 +100,9 @@ def test_the_page_s_game_is_started_whatever_question_the_physical_wheel_left_op
                                                                                     monkeypatch, capsys):
     session, rendered = alchemists_frames
     state = tmp_path / "state"
-    for name in ("ALCHEMY_TABLE_SYSTEM_CONFIG", "ALCHEMY_TABLE_USER_CONFIG"):
-        monkeypatch.setenv(name, str(tmp_path / "none.toml"))
     presses = TurnedThenChosen({}, state, capsys, chosen={3: "chaudron"})
     monkeypatch.setattr(Config, "open_buttons", lambda self, **kw: presses)
-    from assistant.cli import main
-
-    (tmp_path / "alchemists.json").write_text(json.dumps(session.setup))
-    (tmp_path / "chaudron.json").write_text('{"players": 2}')
-    (tmp_path / "config.toml").write_text(f'[table]\nsetups = {{alchemists = "{tmp_path / "alchemists.json"}", '
-                                          f'chaudron = "{tmp_path / "chaudron.json"}"}}\n')
-    code = main(["run", "--game", "alchemists", "--simulate", "--web", "127.0.0.1:0", "--set", "camera.source=folder",
-                 "--set", f"camera.path={rendered.folder}", "--set", f"table.state_dir={state}", "--set",
-                 "display.backend=dummy", "--config", str(tmp_path / "config.toml")])
+    code = _run_alchemists(session, rendered, state, tmp_path, monkeypatch)
     err = capsys.readouterr().err
     assert code == 0, err
     assert "switched to a new chaudron game" in err and "alchymia" not in err and "alchimiste" not in err
@@ -123,23 +113,13 @@ def test_the_set_up_page_chooses_the_layouts_the_game_is_played_with(alchemists_
                                                                       capsys):
     session, rendered = alchemists_frames
     state = tmp_path / "state"
-    for name in ("ALCHEMY_TABLE_SYSTEM_CONFIG", "ALCHEMY_TABLE_USER_CONFIG"):
-        monkeypatch.setenv(name, str(tmp_path / "none.toml"))
     pick = "api/setup/layouts"
     presses = PagePresses({}, state, capsys, chosen={4: "chaudron"}, requests={3: [
         (pick, {"game": "chaudron", "layouts": ["chaudron", "alchymia-crystals"]}, 400),  # another game's layout
         (pick, {"game": "chaudron", "layouts": ["chaudron", "cauldron"]}, 400),            # no such layout
         (pick, {"game": "chaudron", "layouts": ["chaudron", "chaudron-potions"]}, 200)]})
     monkeypatch.setattr(Config, "open_buttons", lambda self, **kw: presses)
-    from assistant.cli import main
-
-    (tmp_path / "alchemists.json").write_text(json.dumps(session.setup))
-    (tmp_path / "chaudron.json").write_text('{"players": 2}')
-    (tmp_path / "config.toml").write_text(f'[table]\nsetups = {{alchemists = "{tmp_path / "alchemists.json"}", '
-                                          f'chaudron = "{tmp_path / "chaudron.json"}"}}\n')
-    code = main(["run", "--game", "alchemists", "--simulate", "--web", "127.0.0.1:0", "--set", "camera.source=folder",
-                 "--set", f"camera.path={rendered.folder}", "--set", f"table.state_dir={state}", "--set",
-                 "display.backend=dummy", "--config", str(tmp_path / "config.toml")])
+    code = _run_alchemists(session, rendered, state, tmp_path, monkeypatch)
     assert code == 0, capsys.readouterr().err
     refused = [answer["error"] for status, answer in presses.answers if status == 400]
     assert refused == ["layouts: 'alchymia-crystals' is not a layout of chaudron (its layouts: chaudron, "
@@ -147,3 +127,19 @@ def test_the_set_up_page_chooses_the_layouts_the_game_is_played_with(alchemists_
                        "layouts: 'cauldron' is not a layout of chaudron (its layouts: chaudron, chaudron-potions)"]
     started = read(state / "game.jsonl")[0].data
     assert started["game"] == "chaudron" and "chaudron-potions" in json.dumps(started)
+
+
+def _run_alchemists(session, rendered, state, tmp_path, monkeypatch) -> int:
+    """``run --game alchemists --simulate --web`` over the recorded frames, with set-ups for Alchemists and
+    Chaudron (the game the tests switch to) and no other configuration."""
+    from assistant.cli import main
+
+    for name in ("ALCHEMY_TABLE_SYSTEM_CONFIG", "ALCHEMY_TABLE_USER_CONFIG"):
+        monkeypatch.setenv(name, str(tmp_path / "none.toml"))
+    (tmp_path / "alchemists.json").write_text(json.dumps(session.setup))
+    (tmp_path / "chaudron.json").write_text('{"players": 2}')
+    (tmp_path / "config.toml").write_text(f'[table]\nsetups = {{alchemists = "{tmp_path / "alchemists.json"}", '
+                                          f'chaudron = "{tmp_path / "chaudron.json"}"}}\n')
+    return main(["run", "--game", "alchemists", "--simulate", "--web", "127.0.0.1:0", "--set", "camera.source=folder",
+                 "--set", f"camera.path={rendered.folder}", "--set", f"table.state_dir={state}", "--set",
+                 "display.backend=dummy", "--config", str(tmp_path / "config.toml")])
