@@ -3,8 +3,8 @@
 closes the game on the table (its journal archived, as for any new game) and starts the chosen one with its
 layouts and set-up from the configuration (``table.layouts.<game>``, ``table.setups.<game>``; layouts picked on
 the set-up page, while the service runs, come first); ``back`` or any other command cancels and puts the
-game's own screen back. The page names its game (``offer``), whatever question the wheel left open. While the question is shown, the commands are
-the wheel's: they do not reach the table mode (nor its journal).
+game's own screen back. The page names its game (``offer``), whatever question the wheel left open. While the
+question is shown, the commands are the wheel's: they do not reach the table mode (nor its journal).
 
 >>> wheel = GameWheel("chaudron", switch=lambda game: game)
 >>> wheel.press("game-next").title, wheel.choice
