@@ -49,11 +49,7 @@ class Table:
 
     def pump(self) -> int:
         """The page's buttons and requests, as the loop takes them between frames."""
-        commands = self.hub.poll()
-        for command in commands:
-            self.pipeline.command(command)
-        self.hub.service(self.outputs)
-        return len(commands)
+        return _pump(self.hub, self.pipeline, self.outputs)
 
     def close(self) -> None:
         self.server.stop()
@@ -108,11 +104,7 @@ class SessionTable:
 
     def pump(self) -> int:
         """The page's buttons, as the loop takes them between frames."""
-        commands = self.hub.poll()
-        for command in commands:
-            self.pipeline.command(command)
-        self.hub.service(self.outputs)
-        return len(commands)
+        return _pump(self.hub, self.pipeline, self.outputs)
 
     def close(self) -> None:
         if self.server is not None:
@@ -306,3 +298,13 @@ def hand_photo(request):
         assert truth["counts"]["reserve-orange"] is None  # the hand really hides that tray
         cv2.imwrite(str(path), frame)
     return path, RESERVE
+
+
+def _pump(hub, pipeline, outputs) -> int:
+    """What the loop does between frames: the page's commands to the pipeline, its requests served; how many
+    commands there were."""
+    commands = hub.poll()
+    for command in commands:
+        pipeline.command(command)
+    hub.service(outputs)
+    return len(commands)
