@@ -120,9 +120,10 @@ class BoardComparison:
         # The board's own edges (its print), as strong as they may show anywhere the warp may put them.
         self._board_edges = cv2.dilate(_edges(self._log_level), square)
         self.grid = grid_cell_means(cv2.integral(image), g.grid_px, g.grid_shape)
-        self._grid_log = np.log(self.grid + 4.0)
+        self._grid_log = np.log(self.grid + 4.0).astype(np.float32)
         rows, cols = g.grid_shape
         self._basis = field_basis(g.grid_centres_mm, layout.size).astype(np.float64)
+        self._basis32 = self._basis.astype(np.float32)
         self._free = np.flatnonzero(g.grid_background.ravel())
         self._unmarked = ~g.grid_marker.ravel()
         self._grid_hw = (rows * g.grid_px, cols * g.grid_px)
@@ -131,17 +132,18 @@ class BoardComparison:
     def light(self, grid_means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The fitted light at every grid cell (log ratio frame / board, (cells, 3)) and the cells it was
         fitted on."""
-        ratio = np.log(grid_means.astype(np.float64) + 4.0) - self._grid_log
+        # (float32 over the whole grid: a light surface needs no more, and it is most of the fit's cost)
+        ratio = np.log(grid_means.astype(np.float32) + np.float32(4.0)) - self._grid_log
         cells = self._free if len(self._free) >= 12 else np.flatnonzero(self._unmarked)
         fit, used = self._fit(ratio, _thin(cells))
         # Empty places show the board too: those that agree with the surface join it (more of the board, where
         # the free background is only a margin).
-        resid = np.abs(ratio - self._basis @ fit).max(axis=1)
+        resid = np.abs(ratio - self._basis32 @ fit.astype(np.float32)).max(axis=1)
         spread = _spread(resid[used])
         agree = np.flatnonzero((resid < FIT_SPREADS * spread) & self._unmarked)
         if len(agree) > len(used):
             fit, used = self._fit(ratio, _thin(agree))
-        return self._basis @ fit, used
+        return self._basis32 @ fit.astype(np.float32), used
 
     def _fit(self, ratio: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The light surface through ``cells``: from the cells most agree with, refitted without those far off it."""
@@ -159,7 +161,11 @@ class BoardComparison:
             chroma = np.abs(resid - bright[:, None]).max(axis=1)
             tol_b = FIT_SPREADS * max(FIT_MIN_SPREAD, _spread(bright[keep] - np.median(bright[keep])))
             tol_c = FIT_SPREADS * max(FIT_MIN_SPREAD / 2, _spread(chroma[keep]))
-            keep = (np.abs(bright - np.median(bright[keep])) < tol_b) & (chroma < tol_c)
+            kept = (np.abs(bright - np.median(bright[keep])) < tol_b) & (chroma < tol_c)
+            settled = np.array_equal(kept, keep)  # (the same cells: another round would fit the same surface)
+            keep = kept
+            if settled:
+                break
         return coef, cells[keep]
 
     def compare(self, canonical: np.ndarray) -> Difference:
