@@ -372,7 +372,8 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         side = math.sqrt(piece_px)
         # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
         area = float(np.count_nonzero(mine & (v >= TOP_FRACTION)))
-        runs = [] if foot is None else side_runs(v, mine, mine & (v >= TOP_FRACTION), centres, side / 2, foot)
+        runs = [] if foot is None else side_runs(v, mine, mine & (v >= TOP_FRACTION), centres, side / 2, foot,
+                                                 px_per_mm)
         out[label] = (len(centres), float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
                       centres, runs, stray)
     return out

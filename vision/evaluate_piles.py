@@ -79,11 +79,13 @@ def random_reserve(layout: Layout, rng: np.random.Generator) -> dict:
                        for z in layout.zones if z.kind == "count"}}
 
 
-def table(layout: Layout, light: str, rng: np.random.Generator, stacked: float = 0.3, hand: bool | None = None
-          ) -> tuple[Conditions, PileStyle]:
-    """A table: its conditions (``light``'s preset varied; mixed: daylight, coloured after) and its piles."""
+def table(layout: Layout, light: str, rng: np.random.Generator, stacked: float = 0.3, hand: bool | None = None,
+          scale: float | None = None) -> tuple[Conditions, PileStyle]:
+    """A table: its conditions (``light``'s preset varied; mixed: daylight, coloured after) and its piles;
+    ``scale``: its cubes' real size over the layout's (else a random set's, ``random_style``)."""
     c = random_conditions(layout, rng, "daylight" if light == "mixed" else light, hand=hand, foreign=False)
-    return c, random_style(rng, stacked)
+    style = random_style(rng, stacked)
+    return c, style if scale is None else replace(style, scale=scale)
 
 
 def render(layout: Layout, state: dict, c: Conditions, light: str, rng: np.random.Generator):
@@ -111,15 +113,16 @@ def calibrated_reader(layout: Layout, c: Conditions, style: PileStyle, light: st
 
 
 def evaluate(seed: int, tables: int, frames: int, lights=LIGHTS, stacked: float = 0.3,
-             progress=None) -> dict[str, PileTally]:
-    """Per lighting, the tally over ``tables`` tables of ``frames`` frames each (seed ``seed``)."""
+             progress=None, scale: float | None = None) -> dict[str, PileTally]:
+    """Per lighting, the tally over ``tables`` tables of ``frames`` frames each (seed ``seed``); ``scale``:
+    every table's cubes this size over the layout's (the calibration frame's too)."""
     layout = load_layout(LAYOUT)
     out = {}
     for light in lights:
         tally = PileTally()
         rng = np.random.default_rng([seed, LIGHTS.index(light)])
         for t in range(tables):
-            c, style = table(layout, light, rng, stacked)
+            c, style = table(layout, light, rng, stacked, scale=scale)
             reader = calibrated_reader(layout, c, style, light, rng)
             for f in range(frames):
                 fc = replace(c, piles=style, placement_seed=int(rng.integers(2**31)),

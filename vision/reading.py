@@ -25,7 +25,7 @@ class CountReading:
     pieces_area: float = 0.0  # total lit top-face area, in pieces (before rounding)
     reason: str | None = None  # why there is no count (``count`` None): what the players should do
     cubes: tuple[tuple[float, float], ...] = ()  # where each cube counted lies, board mm (for the picture)
-    sides: tuple[int, ...] = ()  # the side seen past each cube's top, px (vision.stacked)
+    sides: tuple[float, ...] = ()  # the side seen past each cube's top, px at one distance (vision.stacked)
     stray: float = 0.0  # the largest part of a top no counted cube covers, in tops (vision.count.stray_top)
 
 

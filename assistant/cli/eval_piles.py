@@ -21,6 +21,9 @@ def register(sub) -> None:
     p.add_argument("--frames", type=int, default=4, metavar="N", help="reserve photos per table (default 4)")
     p.add_argument("--stacked", type=float, default=0.25, metavar="SHARE",
                    help="share of trays with a cube on another (default 0.25)")
+    p.add_argument("--scale", type=float, metavar="K",
+                   help="every table's cubes K times the layout's size (calibration frame too; default: a random "
+                        "set's, 0.9-1.08)")
     p.add_argument("--endgames", type=int, metavar="N", help="instead: the referee on N rendered end-games")
     p.add_argument("--mistakes", type=int, default=10, metavar="N", help="list the first N mistakes (default 10)")
     p.set_defaults(run=run)
@@ -29,6 +32,8 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.tables < 1 or args.frames < 1 or not 0 <= args.stacked <= 1:
         raise ValueError("eval-piles: --tables and --frames are at least 1, --stacked a share from 0 to 1")
+    if args.scale is not None and not 0.7 <= args.scale <= 1.3:
+        raise ValueError(f"eval-piles: --scale {args.scale}: cubes from 0.7 to 1.3 times the layout's size")
     if args.endgames is not None:
         return _endgames(args)
     from vision.evaluate_piles import evaluate
@@ -36,8 +41,10 @@ def run(args) -> int:
     def progress(light, t):
         print(f"  {light}: table {t + 1}/{args.tables}", file=sys.stderr)
 
-    tallies = evaluate(args.seed, args.tables, args.frames, stacked=args.stacked, progress=progress)
-    print(f"seed {args.seed}: {args.tables} tables x {args.frames} photos per lighting, stacked share {args.stacked}")
+    tallies = evaluate(args.seed, args.tables, args.frames, stacked=args.stacked, progress=progress, scale=args.scale)
+    size = "" if args.scale is None else f", cubes {args.scale:g} x the layout's"
+    print(f"seed {args.seed}: {args.tables} tables x {args.frames} photos per lighting, stacked share {args.stacked}"
+          f"{size}")
     print(f"{'lighting':9} {'single':>6} {'exact %':>8} {'null %':>7} {'worst':>5}   {'stacked':>7} {'null %':>7} "
           f"{'wrong':>5}")
     mistakes = []

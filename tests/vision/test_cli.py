@@ -116,3 +116,8 @@ def test_eval_prints_a_table_per_lighting(cli, tmp_path):
     assert table["all"]["board_found_pct"] == 100.0
     code, out, _ = cli("eval", str(tmp_path))
     assert code == 0 and "| lighting |" in out
+
+
+def test_eval_piles_refuses_a_cube_size_no_game_set_has_in_one_line(cli):
+    code, out, err = cli("eval-piles", "--seed", "1", "--scale", "2")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--scale 2" in err

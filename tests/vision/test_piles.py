@@ -3,6 +3,8 @@ reason, never a wrong count); and what a tray in doubt decides for the referee."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -135,3 +137,24 @@ def test_trays_in_doubt_that_decide_nothing_are_not_asked():
     assert changes_nothing(PLAYERS, reserve, {"blue": [9, 10]})
     assert changes_nothing(PLAYERS, reserve, {"orange": [7, 8]})
     assert not changes_nothing(PLAYERS, reserve, {"blue": [9, 10], "orange": [7, 8]})
+
+
+@pytest.mark.parametrize(("scale", "seed"), [(0.8, 7621), (1.2, 7622)])
+def test_cubes_a_fifth_smaller_or_larger_than_the_layout_are_counted_once_calibrated(scale, seed):
+    # The cube set's top is learnt from the calibration frame's trays (three cubes each, the same set); it used to
+    # move the layout's top by a quarter at most, and squares a cube's side too small or too large overcounted or
+    # undercounted big piles (or the area check left them uncounted).
+    from vision.learn import learn_colours
+    from vision.render import calibration_state
+
+    layout = load_layout("alchimiste")
+    style = PileStyle(touch=0.6, turn=0.5, walls=0.4, scale=scale, size_tol=0.02)
+    c = Conditions(pose=Pose(tilt_deg=4, tilt_towards_deg=30 * seed, yaw_deg=2), placement_seed=seed,
+                   lighting=lighting_preset("warm", np.random.default_rng(seed)), piles=style)
+    calibration_frame, _ = render_frame(layout, calibration_state(layout), c, np.random.default_rng(seed + 1))
+    reader = Reader(layout, learn_colours(calibration_frame, layout))
+    reserve = {"reserve-grey": {"grey": 12}, "reserve-blue": {"blue": 7}, "reserve-orange": {"orange": 15},
+               "reserve-yellow": {"yellow": 4}, "reserve-green": {"green": 10}}
+    frame, truth = render_frame(layout, {"counts": reserve}, replace(c, placement_seed=seed + 2),
+                                np.random.default_rng(seed + 2))
+    assert {z: r.count for z, r in reader.read(frame).counts.items()} == truth["counts"]
