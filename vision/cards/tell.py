@@ -385,8 +385,11 @@ def _deglared(card: np.ndarray, photo: np.ndarray) -> np.ndarray | None:
     count = np.bincount(lines.ravel(), minlength=len(angles) * size).reshape(len(angles), size)
     total = np.bincount(lines.ravel(), np.tile(residual.ravel(), len(angles)), len(angles) * size)
     profiles = total.reshape(len(angles), size) / np.maximum(count, 1)
+    # Glare lights nearly every pixel along its lines; a title or a number of other print than the photo's
+    # is brighter in its strokes only (a card never enrolled must not have its own title taken off).
+    lit = np.bincount(lines.ravel(), np.tile((residual > level / 2).ravel(), len(angles)), len(angles) * size)
+    profiles[lit.reshape(len(angles), size) < GLARE_LIT * count] = 0
     profiles[count < 0.3 * count.max(axis=1, keepdims=True)] = 0  # the card's corners: too few pixels to say
-    profiles = cv2.blur(profiles, (3, 1), borderType=cv2.BORDER_CONSTANT)
     k = int(np.argmax(profiles.max(axis=1)))
     if profiles[k].max() < level:
         return None
