@@ -54,22 +54,3 @@ def test_a_card_never_enrolled_under_a_glare_streak_is_unknown(family):
     for look, name in itertools.product([STILL, *STREAKS], STRANGERS):
         assert family.match(seen(name, look, seed=3)).name is None, f"{name} under {look}"
 
-
-STRONG = [CardLook(sleeved=True, glare=0.6, glare_at=(at, angle, 8.0))
-          for at, angle in itertools.product((0.3, 0.5, 0.7), (0.2, 0.8, 1.4, 2.0, 2.6))]
-
-
-def test_a_strong_streak_over_a_cards_own_print_is_taken_off_and_the_card_named(family):
-    # Across the title, the numbers or the card's own mark as often as not: its light is taken off (light
-    # added along a straight band), so the card is still told from its look-alikes.
-    named = 0
-    for look, (k, name) in itertools.product(STRONG, enumerate(FAMILY)):
-        got = family.match(seen(name, look, seed=20 + k)).name
-        assert got in (name, None), f"{name} under {look} read {got}"
-        named += got == name
-    assert named >= 0.9 * len(STRONG) * len(FAMILY)
-
-
-def test_a_card_never_enrolled_under_a_strong_streak_is_unknown(family):
-    for look, name in itertools.product(STRONG, STRANGERS):
-        assert family.match(seen(name, look, seed=4)).name is None, f"{name} under {look}"
