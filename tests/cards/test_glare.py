@@ -53,3 +53,4 @@ def test_cards_under_a_glare_streak_are_named_and_never_another(family):
 def test_a_card_never_enrolled_under_a_glare_streak_is_unknown(family):
     for look, name in itertools.product([STILL, *STREAKS], STRANGERS):
         assert family.match(seen(name, look, seed=3)).name is None, f"{name} under {look}"
+

@@ -10,21 +10,26 @@ may miss by that much). From the set, once, on loading:
 - each card's *look-alikes* (coarse likeness at least ``LOOK_ALIKE``) and its *own cells*: where it
   differs from every one of them (its title, its numbers, its own art).
 
-A card found on the mat is compared, at its best alignment, with each candidate the coarse score leaves
-(``CANDIDATE``): per cell the squared distance, capped (a fingertip or a glare streak costs the cells it
-covers, never more). Then:
+A card found on the mat is first warped onto the photo of the nearest candidate (``_aligned``: an affine
+fit of their brightness, OpenCV's ECC): the cut misses by a millimetre or more, and a bowed card's print
+is stretched, so without it the letters of a title misfit by a cell and speak for the wrong card; and a
+glare streak's light is taken off (``_deglared``: light added along a straight band, lit all along it). The
+card as cut, warped, or warped and lightened, whichever deviates from the candidate in the fewest cells, is
+then compared with each candidate the coarse score leaves (``CANDIDATE``): per cell the squared distance,
+capped (a fingertip or a glare streak costs the cells it covers, never more). Then:
 
 - a tournament over the cells where each two candidates differ picks the nearest;
 - its **evidence** against every other candidate: over the cells where the two differ (weighted by how
-  much), how much nearer the query lies to it than to the other, 1 when it is exactly this card, -1 when
-  it is exactly the other; cells hidden count for neither, and still count in the whole (a card half
-  hidden has at most half the evidence);
+  much), how much better the query correlates with it than with the other, 1 when it is exactly this
+  card, -1 when it is exactly the other; a correlation, so that blur, dim light or a sleeve's haze, which
+  lower the contrast of thin print, do not turn a card's own digits against it; cells hidden count for
+  neither, and still count in the whole (a card half hidden has at most half the evidence);
 - its **fit**: the mean distance over its own cells and over the query's own cells (where the query
   differs from every look-alike): a card of the family never enrolled has a title, numbers and art of its
   own. A card without look-alikes: the mean over its whole face. Either way, the query may deviate from
-  the card over at most ``UNEXPLAINED_MM2`` where nothing lies over it (without look-alikes, in patches
-  two cells across or more: ``_unexplained``); a card enrolled alone of its family is no exception, as a
-  card of that family never enrolled shares all but its own title, numbers and art with it.
+  the card over at most ``UNEXPLAINED_MM2`` where nothing lies over it (``_unexplained``, thin strokes
+  included); a card enrolled alone of its family is no exception, as a card of that family never enrolled
+  shares all but its own title, numbers and art with it.
 
 The card is named when its coarse score reaches ``store.ACCEPT``, its fit is within the limits
 (``FIT_MAX``, ``QUERY_FIT_MAX``, ``FIT_ALONE``) and its evidence against each other candidate is at least
@@ -32,11 +37,13 @@ The card is named when its coarse score reaches ``store.ACCEPT``, its fit is wit
 covers the family's common print, and a glare streak (light added along a straight band) wherever it lies.
 The limits were set on rendered decks 101-103 (seeds 901-903); the 1.5 mm cells and ``QUERY_FIT_MAX`` on
 decks 301-304 (seed 3001); the streaks, the unexplained area for every card, ``EVIDENCE_MIN`` and all
-candidates compared on decks 601-604 (seed 9601); figures on fresh decks in docs/cards.md.
+candidates compared on decks 601-604 (seed 9601); the alignment, the correlation and thin strokes for a card
+without look-alikes on decks 801-808 (seeds 9801-9802); figures on fresh decks in docs/cards.md.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import cv2
@@ -52,7 +59,8 @@ CANDIDATE_GAP = 0.25  # ...if it lies at most this far below the best one's (all
 FIT_MAX = 0.11  # mean capped distance over a card's own cells, as a fraction of TAU...
 QUERY_FIT_MAX = 0.24  # ...over the query's own cells...
 FIT_ALONE = 0.04  # ...over the cells of a card without look-alikes (but what came over its edge)...
-EDGE_HIDDEN = 0.25  # ...of which at most this fraction came over its edge
+EDGE_HIDDEN = 0.25  # ...of which at most this fraction came over its edge...
+EDGE_MM = 4.5  # ...a patch that reaches this close to it (a card's border, 2.5 to 4.5 mm on the rendered decks)
 EVIDENCE_MIN = 0.45  # the query must lie this much nearer the card than each other candidate (dev decks 601-604:
 # cards never enrolled of a family of one picture reached 0.37, 98 % of the cards named rightly lie above 0.45)
 DEVIATES = 0.5  # a cell this far from the card (a fraction of TAU) is not the card's print there...
@@ -62,6 +70,11 @@ GLARE_LIT = 0.9  # a patch brighter than the card in this much of its deviating 
 GLARE_MM = 20.0  # ...at least this long...
 GLARE_ASPECT = 3.0  # ...and this many times as long as wide is a streak off a sleeve (dev decks 601-604: 7 of the
 # 20 cards of the set unread for their unexplained area lay under such streaks; no card never enrolled gained)
+GLARE_LEVEL = 0.1  # light added along a line, a fraction of the card's median brightness, taken off (_deglared)
+GLARE_AREA = 0.03  # ...when at least this much of the card is brighter than its photo by that much...
+GLARE_STEP_DEG = 5.0  # ...looked for along lines in directions this far apart
+ALIGN_MM = 4.0  # the query is warped onto the nearest card's photo (ECC, affine) when they lie this close...
+ALIGN_SCALE = 0.5  # ...fitted at this fraction of the cut's resolution (1 px/mm: a quarter of the cost)
 UNEXPLAINED_MM2 = 40.0  # a card of the set deviates over at most this much of its face where nothing lies over it
 
 
@@ -85,6 +98,9 @@ class Teller:
         self._centre = len(features.SHIFTS_MM) ** 2 // 2
         flats = [r.reshape(len(r), -1) for r in self.refs]
         self._flat = [(f, (f * f).sum(axis=1)) for f in flats]
+        self.grey = [_grey(card_photos[0]) for card_photos in photos]
+        self.photo = [card_photos[0] for card_photos in photos]
+        self._memo: dict[tuple[int, int], int] = {}
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         # A card's own cells: where it differs from every look-alike (its title, its numbers, its own art).
@@ -132,10 +148,49 @@ class Teller:
         d = np.minimum(((self.refs[i][self._nearest(query, i)] - query) ** 2).sum(axis=-1), TAU) / TAU
         return d[::-1, ::-1] if half else d
 
+    def _query(self, card: np.ndarray, i: int) -> np.ndarray:
+        """The fine descriptor of ``card`` warped onto card ``i`` (``_aligned``), and with a glare streak's
+        light taken off (``_deglared``), or as cut: whichever leaves the fewest cells deviating from ``i``'s
+        print (a warp pulled by a fingertip brings it no nearer; a band of light that is not glare neither)."""
+        plain = features.fine(card, self.grid)
+        warped = self._aligned(card, i)
+        if warped is card:
+            return plain
+        options = [plain, features.fine(warped, self.grid)]
+        lifted = _deglared(warped, self.photo[i])
+        if lifted is not None:
+            options.append(features.fine(lifted, self.grid))
+        # Judged as the fit judges: by the cells that deviate (a fingertip's deviate either way), then overall.
+        far = []
+        for q in options:
+            d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
+            far.append((int((d > DEVIATES).sum()), float(d.sum())))
+        return options[min(range(len(options)), key=far.__getitem__)]
+
+    def _aligned(self, card: np.ndarray, i: int) -> np.ndarray:
+        """``card`` warped onto card ``i``'s first photo (an affine fit of their brightness, ECC)."""
+        ref = self.grey[i]
+        q = _grey(card)
+        warp = np.eye(2, 3, dtype=np.float32)
+        try:
+            _, warp = cv2.findTransformECC(ref, q, warp, cv2.MOTION_AFFINE, _ECC, None, 1)
+        except cv2.error:
+            return card
+        h, w = card.shape[:2]
+        if np.abs(warp[:, 2]).max() > ALIGN_MM * self.px_per_mm * ALIGN_SCALE \
+                or np.abs(warp[:, :2] - np.eye(2)).max() > 0.05:
+            return card
+        warp[:, 2] /= ALIGN_SCALE  # found at ALIGN_SCALE of the card's resolution
+        return cv2.warpAffine(card, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+
     def _nearest(self, query: np.ndarray, i: int) -> int:
-        """The photo and shift of card ``i`` nearest the query overall."""
-        flat, sq = self._flat[i]
-        return int(np.argmin(sq - 2 * (flat @ query.ravel())))
+        """The photo and shift of card ``i`` nearest the query overall (kept for the query being judged)."""
+        key = (id(query), i)
+        if key not in self._memo:
+            flat, sq = self._flat[i]
+            self._memo[key] = int(np.argmin(sq - 2 * (flat @ query.ravel())))
+        return self._memo[key]
 
     def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray) -> tuple[int | None, float, float]:
         """(the nearest card, None when no card is near; its fit; its least evidence against another
@@ -147,10 +202,14 @@ class Teller:
         if not candidates:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
+        self._memo: dict[tuple[int, int], int] = {}
         for i in candidates:
             t = int(turns[i])
             if t not in queries:
-                queries[t] = features.fine(_turned(card, t), self.grid)
+                # Warped onto the nearest card with this turn: its family shares the frame and layout, so
+                # one fit serves every candidate (the cut misses by a millimetre or more, a bowed card's
+                # print is stretched, and a title's letters misfit by a cell tell nothing).
+                queries[t] = self._query(_turned(card, t), i)
         # A tournament over the cells where each two candidates differ: the nearer one stays.
         best = candidates[0]
         query = queries[int(turns[best])]  # in the frame of the best candidate's first photo
@@ -222,7 +281,17 @@ class Teller:
         total = float((w * w).sum())
         if total <= 1e-6:
             return -1.0
-        return float((ws * (self.distance(query, other, half) - d_best)).sum()) / total
+        a = self.refs[best][self._nearest(query, best)]
+        qo = query[::-1, ::-1] if half else query
+        b = self.refs[other][self._nearest(qo, other)]
+        b = b[::-1, ::-1] if half else b
+        # Which of the two the query looks like where they differ, whatever its contrast there (blur, dim
+        # light and a sleeve's haze lower it): the weighted correlation with each, 1 - corr(a, b) apart.
+        ab = _corr(a, b, ws)
+        if ab >= 1 - 1e-3:
+            return -1.0
+        part = float(ws.sum()) / float(w.sum())
+        return part * (_corr(query, a, ws) - _corr(query, b, ws)) / (1 - ab)
 
     def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None) -> float:
         """How far the query (in card ``i``'s frame; ``d`` its distance map to ``i``) lies from card ``i``
@@ -259,32 +328,105 @@ def _alone(d: np.ndarray) -> float:
     seen = ~edge[labels]
     if seen.mean() < 1 - EDGE_HIDDEN:
         return 1.0
-    if _unexplained(d, seen, thin=False) > UNEXPLAINED_MM2:
+    if _unexplained(d, seen) > UNEXPLAINED_MM2:
         return np.inf
     return float(d[seen].mean())
 
 
-def _unexplained(d: np.ndarray, seen: np.ndarray, thin: bool = True) -> float:
-    """The area (mm²) of the card's face, where nothing lies over it, that deviates from the card; without
-    ``thin``, in patches at least two cells across only. A card without look-alikes is often a plain one,
-    all sharp print, where a millimetre of misfit leaves lines one cell wide along every edge (a plain
-    card read in cool light deviated over 61 mm², all in such lines); where look-alikes tell where the
-    family's cards differ, a card never enrolled may differ in thin strokes only (dev decks 605-606: a
-    title and digits over 70 mm², 40 of them thin), so they count."""
-    deviates = ((d > DEVIATES) & seen.astype(bool)).view(np.uint8)
-    if not thin:
-        deviates = cv2.morphologyEx(deviates, cv2.MORPH_OPEN, _PAIR)
-    return float(deviates.sum()) * features.FINE_MM ** 2
-
-
-_PAIR = np.ones((2, 2), np.uint8)
+def _unexplained(d: np.ndarray, seen: np.ndarray) -> float:
+    """The area (mm²) of the card's face, where nothing lies over it, that deviates from the card, thin
+    strokes included: a card never enrolled may differ in thin strokes only (dev decks 605-606: a title and
+    digits over 70 mm², 40 of them thin; dev deck 804: a card of a family of one picture, enrolled alone,
+    taken for its stranger twice). Before the query was warped onto the card a millimetre of misfit left
+    lines one cell wide along a plain card's sharp print, and a card without look-alikes counted patches
+    two cells across only."""
+    return float(((d > DEVIATES) & seen.astype(bool)).sum()) * features.FINE_MM ** 2
 
 
 def _at_edge(labels: np.ndarray, n: int) -> np.ndarray:
     """(n,) whether each of the ``n`` labelled patches reaches the card's edge."""
     edge = np.zeros(n, bool)
-    edge[np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])] = True
+    # Within the card's border: warped onto the card, the cells where a fingertip crosses the border may match it.
+    k = max(1, round(EDGE_MM / features.FINE_MM))
+    border = np.ones(labels.shape, bool)
+    border[k:-k, k:-k] = False
+    edge[labels[border]] = True
     return edge
+
+
+def _corr(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """The correlation of descriptors ``x`` and ``y`` (rows, cols, 3) over their cells weighted by ``w``."""
+    x, y, w = x.reshape(-1, 3), y.reshape(-1, 3), w.ravel()
+    sw = max(3 * float(w.sum()), 1e-6)
+    wx, wy = w @ x, w @ y
+    sx, sy = float(wx.sum()), float(wy.sum())
+    sxy = float((w @ (x * y)).sum()) - sx * sy / sw
+    sxx = float((w @ (x * x)).sum()) - sx * sx / sw
+    syy = float((w @ (y * y)).sum()) - sy * sy / sw
+    return sxy / max(float(np.sqrt(max(sxx, 0.0) * max(syy, 0.0))), 1e-6)
+
+
+def _deglared(card: np.ndarray, photo: np.ndarray) -> np.ndarray | None:
+    """``card`` (warped onto ``photo``) with the light of a glare streak taken off: light added along a
+    straight band, the same all along it (a sleeve's reflection), found as the band across which the card
+    is brighter than its photo (the mean along each line of a direction, 1 mm apart, over every direction
+    ``GLARE_STEP_DEG`` apart); None when no line is brighter by ``GLARE_LEVEL``. A card's own print differs
+    from another's in places (a title, a number, a mark), which the mean along a whole line hardly shows;
+    and ``Teller._query`` keeps the card so lightened only if it then lies nearer its photo."""
+    if card.shape != photo.shape:
+        return None
+    q = cv2.resize(card, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float32).mean(axis=2)
+    r = cv2.resize(photo, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float32).mean(axis=2)
+    level = GLARE_LEVEL * float(np.median(q))
+    residual = q - float(np.median(q)) / max(float(np.median(r)), 1.0) * r
+    if (residual > level).mean() < GLARE_AREA:
+        return None
+    h, w = q.shape
+    angles, lines, lows, size = _lines(h, w)
+    # The mean along every line of each direction, all directions in one count.
+    count = np.bincount(lines.ravel(), minlength=len(angles) * size).reshape(len(angles), size)
+    total = np.bincount(lines.ravel(), np.tile(residual.ravel(), len(angles)), len(angles) * size)
+    profiles = total.reshape(len(angles), size) / np.maximum(count, 1)
+    # Glare lights nearly every pixel along its lines; a title or a number of other print than the photo's
+    # is brighter in its strokes only (a card never enrolled must not have its own title taken off).
+    lit = np.bincount(lines.ravel(), np.tile((residual > level / 2).ravel(), len(angles)), len(angles) * size)
+    profiles[lit.reshape(len(angles), size) < GLARE_LIT * count] = 0
+    profiles[count < 0.3 * count.max(axis=1, keepdims=True)] = 0  # the card's corners: too few pixels to say
+    k = int(np.argmax(profiles.max(axis=1)))
+    if profiles[k].max() < level:
+        return None
+    a, profile, low = angles[k], profiles[k], lows[k]
+    H, W = card.shape[:2]
+    yy, xx = np.indices((H, W))
+    t = np.round((xx * w / W - w / 2) * np.cos(a) + (yy * h / H - h / 2) * np.sin(a)).astype(np.int64) - low
+    light = np.maximum(profile[np.clip(t, 0, len(profile) - 1)], 0)
+    light[light < level / 2] = 0
+    return np.clip(card.astype(np.float32) - light[..., None], 0, 255).astype(np.uint8)
+
+
+@functools.lru_cache(maxsize=4)
+def _lines(h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """For an image of ``h`` x ``w`` pixels and each direction ``GLARE_STEP_DEG`` apart: the directions, each
+    pixel's line across it (one pixel apart, offset per direction so that all share one count), each
+    direction's lowest line and the number of lines per direction."""
+    angles = np.radians(np.arange(0, 180, GLARE_STEP_DEG))
+    ys, xs = np.indices((h, w))
+    xs, ys = xs.ravel() - w / 2, ys.ravel() - h / 2
+    t = np.round(np.cos(angles)[:, None] * xs + np.sin(angles)[:, None] * ys).astype(np.int64)
+    lows = t.min(axis=1)
+    t -= lows[:, None]
+    size = int(t.max()) + 1
+    return angles, t + size * np.arange(len(angles))[:, None], lows, size
+
+
+def _grey(card: np.ndarray) -> np.ndarray:
+    """The card's brightness, softened, as ECC aligns it."""
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    small = cv2.resize(grey, None, fx=ALIGN_SCALE, fy=ALIGN_SCALE, interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small.astype(np.float32), (0, 0), 0.75)
+
+
+_ECC = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 1e-3)
 
 
 def _turned(card: np.ndarray, turn: int) -> np.ndarray:
