@@ -20,7 +20,8 @@ def test_replay_serves_the_page_and_keeps_its_pin_out_of_the_output(alchemists_f
            "ALCHEMY_TABLE_USER_CONFIG": str(tmp_path / "none.toml")}
     child = subprocess.Popen([sys.executable, "-m", "assistant", "replay", str(rendered.folder), "--game",
                               "alchemists", "--web", "127.0.0.1:0", "--out", str(out), "--no-pictures"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             preexec_fn=_hears_ctrl_c)
     try:
         first = child.stderr.readline()
         assert "web page on http://127.0.0.1:" in first, first
@@ -41,3 +42,9 @@ def test_replay_serves_the_page_and_keeps_its_pin_out_of_the_output(alchemists_f
     assert stat.S_IMODE(pin_file.stat().st_mode) == 0o600 and len(pin) == 6 and pin.isdigit()
     assert child.returncode == 0 and "Traceback" not in stderr
     assert pin not in first + stdout + stderr + (out / "journal.jsonl").read_text()
+
+
+def _hears_ctrl_c() -> None:
+    """In the child before it starts: Ctrl-C as at a terminal. A suite started in the background (``make test &``)
+    ignores Ctrl-C, a child inherits that, and Python then never turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
