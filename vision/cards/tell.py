@@ -13,7 +13,7 @@ may miss by that much). From the set, once, on loading:
 A card found on the mat is first warped onto the photo of the nearest candidate (``_aligned``: an affine
 fit of their brightness, OpenCV's ECC): the cut misses by a millimetre or more, and a bowed card's print
 is stretched, so without it the letters of a title misfit by a cell and speak for the wrong card; and a
-glare streak's light is taken off (``_deglared``: light added along a straight band, lit all along it). The
+glare streak's light is taken off (``glare.deglared``: light added along a straight band, lit all along it). The
 card as cut, warped, or warped and lightened, whichever deviates from the candidate in the fewest cells, is
 then compared with each candidate the coarse score leaves (``CANDIDATE``): per cell the squared distance,
 capped (a fingertip or a glare streak costs the cells it covers, never more). Then:
@@ -43,13 +43,13 @@ without look-alikes on decks 801-808 (seeds 9801-9802); figures on fresh decks i
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import cv2
 import numpy as np
 
 from vision.cards import features
+from vision.cards.glare import GLARE_LIT, deglared
 
 TAU = 8.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
 LOOK_ALIKE = 0.75  # coarse score from which two enrolled cards are look-alikes (of one family)
@@ -66,13 +66,9 @@ EVIDENCE_MIN = 0.45  # the query must lie this much nearer the card than each ot
 DEVIATES = 0.5  # a cell this far from the card (a fraction of TAU) is not the card's print there...
 SHARED = 0.25  # ...and a cell where the card lies at most this far from each look-alike is its family's print
 HIDDEN_MM2 = 24.0  # a patch of deviating cells over this much of the family's print is something over it
-GLARE_LIT = 0.9  # a patch brighter than the card in this much of its deviating cells, the light added by glare...
-GLARE_MM = 20.0  # ...at least this long...
+GLARE_MM = 20.0  # a patch brighter than the card in GLARE_LIT of its deviating cells, at least this long...
 GLARE_ASPECT = 3.0  # ...and this many times as long as wide is a streak off a sleeve (dev decks 601-604: 7 of the
 # 20 cards of the set unread for their unexplained area lay under such streaks; no card never enrolled gained)
-GLARE_LEVEL = 0.1  # light added along a line, a fraction of the card's median brightness, taken off (_deglared)
-GLARE_AREA = 0.03  # ...when at least this much of the card is brighter than its photo by that much...
-GLARE_STEP_DEG = 5.0  # ...looked for along lines in directions this far apart
 ALIGN_MM = 4.0  # the query is warped onto the nearest card's photo (ECC, affine) when they lie this close...
 ALIGN_SCALE = 0.5  # ...fitted at this fraction of the cut's resolution (1 px/mm: a quarter of the cost)
 UNEXPLAINED_MM2 = 40.0  # a card of the set deviates over at most this much of its face where nothing lies over it
@@ -150,14 +146,14 @@ class Teller:
 
     def _query(self, card: np.ndarray, i: int) -> np.ndarray:
         """The fine descriptor of ``card`` warped onto card ``i`` (``_aligned``), and with a glare streak's
-        light taken off (``_deglared``), or as cut: whichever leaves the fewest cells deviating from ``i``'s
+        light taken off (``glare.deglared``), or as cut: whichever leaves the fewest cells deviating from ``i``'s
         print (a warp pulled by a fingertip brings it no nearer; a band of light that is not glare neither)."""
         plain = features.fine(card, self.grid)
         warped = self._aligned(card, i)
         if warped is card:
             return plain
         options = [plain, features.fine(warped, self.grid)]
-        lifted = _deglared(warped, self.photo[i])
+        lifted = deglared(warped, self.photo[i])
         if lifted is not None:
             options.append(features.fine(lifted, self.grid))
         # Judged as the fit judges: by the cells that deviate (a fingertip's deviate either way), then overall.
@@ -364,59 +360,6 @@ def _corr(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     sxx = float((w @ (x * x)).sum()) - sx * sx / sw
     syy = float((w @ (y * y)).sum()) - sy * sy / sw
     return sxy / max(float(np.sqrt(max(sxx, 0.0) * max(syy, 0.0))), 1e-6)
-
-
-def _deglared(card: np.ndarray, photo: np.ndarray) -> np.ndarray | None:
-    """``card`` (warped onto ``photo``) with the light of a glare streak taken off: light added along a
-    straight band, the same all along it (a sleeve's reflection), found as the band across which the card
-    is brighter than its photo (the mean along each line of a direction, 1 mm apart, over every direction
-    ``GLARE_STEP_DEG`` apart); None when no line is brighter by ``GLARE_LEVEL``. A card's own print differs
-    from another's in places (a title, a number, a mark), which the mean along a whole line hardly shows;
-    and ``Teller._query`` keeps the card so lightened only if it then lies nearer its photo."""
-    if card.shape != photo.shape:
-        return None
-    q = cv2.resize(card, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float32).mean(axis=2)
-    r = cv2.resize(photo, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float32).mean(axis=2)
-    level = GLARE_LEVEL * float(np.median(q))
-    residual = q - float(np.median(q)) / max(float(np.median(r)), 1.0) * r
-    if (residual > level).mean() < GLARE_AREA:
-        return None
-    h, w = q.shape
-    angles, lines, lows, size = _lines(h, w)
-    # The mean along every line of each direction, all directions in one count.
-    count = np.bincount(lines.ravel(), minlength=len(angles) * size).reshape(len(angles), size)
-    total = np.bincount(lines.ravel(), np.tile(residual.ravel(), len(angles)), len(angles) * size)
-    profiles = total.reshape(len(angles), size) / np.maximum(count, 1)
-    # Glare lights nearly every pixel along its lines; a title or a number of other print than the photo's
-    # is brighter in its strokes only (a card never enrolled must not have its own title taken off).
-    lit = np.bincount(lines.ravel(), np.tile((residual > level / 2).ravel(), len(angles)), len(angles) * size)
-    profiles[lit.reshape(len(angles), size) < GLARE_LIT * count] = 0
-    profiles[count < 0.3 * count.max(axis=1, keepdims=True)] = 0  # the card's corners: too few pixels to say
-    k = int(np.argmax(profiles.max(axis=1)))
-    if profiles[k].max() < level:
-        return None
-    a, profile, low = angles[k], profiles[k], lows[k]
-    H, W = card.shape[:2]
-    yy, xx = np.indices((H, W))
-    t = np.round((xx * w / W - w / 2) * np.cos(a) + (yy * h / H - h / 2) * np.sin(a)).astype(np.int64) - low
-    light = np.maximum(profile[np.clip(t, 0, len(profile) - 1)], 0)
-    light[light < level / 2] = 0
-    return np.clip(card.astype(np.float32) - light[..., None], 0, 255).astype(np.uint8)
-
-
-@functools.lru_cache(maxsize=4)
-def _lines(h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """For an image of ``h`` x ``w`` pixels and each direction ``GLARE_STEP_DEG`` apart: the directions, each
-    pixel's line across it (one pixel apart, offset per direction so that all share one count), each
-    direction's lowest line and the number of lines per direction."""
-    angles = np.radians(np.arange(0, 180, GLARE_STEP_DEG))
-    ys, xs = np.indices((h, w))
-    xs, ys = xs.ravel() - w / 2, ys.ravel() - h / 2
-    t = np.round(np.cos(angles)[:, None] * xs + np.sin(angles)[:, None] * ys).astype(np.int64)
-    lows = t.min(axis=1)
-    t -= lows[:, None]
-    size = int(t.max()) + 1
-    return angles, t + size * np.arange(len(angles))[:, None], lows, size
 
 
 def _grey(card: np.ndarray) -> np.ndarray:
