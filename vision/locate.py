@@ -37,7 +37,10 @@ MIN_MARKERS = 2  # 8 corners: enough for a well-conditioned fit when the markers
 MAX_RESIDUAL_PX = 4.0
 RANSAC_PX = 12.0  # before the lens is estimated, barrel distortion alone can put a good corner this far out
 RADIAL_MIN_MARKERS = 5  # four corner markers leave it to the markers' shapes: too noisy, and zones lie inside them
-RADIAL_RANGE = (-0.4, 0.3)  # k1 with radii normalised by the frame's half diagonal
+# k1 with radii normalised by the frame's half diagonal. A wide lens (the Pi's 120-degree camera) bends the
+# frame's corners by more than -0.4 in these units; the renderer's cameras span -0.77 to 0.26 (364 tables).
+RADIAL_RANGE = (-0.8, 0.3)
+RADIAL_STEP = 0.05  # the coarse search's step, before the golden refinement within one step either side
 
 
 @functools.cache
@@ -103,7 +106,7 @@ def estimate_radial(board: np.ndarray, image: np.ndarray, image_size: tuple[int,
     def cost(k: float) -> float:
         return _fit_rms(board, radial_lens(k, image_size).undistort_points(image))[1]
 
-    ks = np.linspace(*RADIAL_RANGE, 15)
+    ks = np.linspace(*RADIAL_RANGE, round((RADIAL_RANGE[1] - RADIAL_RANGE[0]) / RADIAL_STEP) + 1)
     costs = [cost(k) for k in ks]
     i = int(np.argmin(costs))
     lo, hi = ks[max(0, i - 1)], ks[min(len(ks) - 1, i + 1)]
@@ -151,6 +154,15 @@ def fit_homography(layout: Layout, detections: dict[int, np.ndarray],
                 lens, keep = trial, np.ones(len(board), bool)
         if lens is not None:
             image = lens.undistort_points(raw)
+            # A marker the plain homography dropped may only have been bent by the lens: under the lens,
+            # it rejoins when all its corners fit.
+            H, _ = _fit(board[keep], image[keep])
+            proj = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H).reshape(-1, 2)
+            near = (np.sum((proj - image) ** 2, axis=1) <= MAX_RESIDUAL_PX ** 2).reshape(-1, 4).all(axis=1)
+            if not keep[near.repeat(4)].all():
+                keep = keep | near.repeat(4)
+                lens = estimate_radial(board[keep], raw[keep], image_size)
+                image = lens.undistort_points(raw)
     H, residual = _fit_rms(board[keep], image[keep])
     ids = tuple(i for k, i in enumerate(used) if keep[4 * k:4 * k + 4].all())
     return Location(H / H[2, 2], "markers", ids, residual, lens)
