@@ -25,6 +25,7 @@ from vision.board import BoardComparison, Difference
 from vision.colour import bgr_to_lab, rgb_to_lab
 from vision.geometry import COUNT_PX_PER_MM
 from vision.pieces import piece_shapes
+from vision.place_crops import PlaceCrops
 from vision.place_model import PlaceMeasures
 from vision.reading import CountReading, Reading, ZoneReading
 
@@ -83,6 +84,7 @@ class BoardReader:
         self._may_hold = np.array([[lb in self.layout.zone(z).labels for lb in self._labels]
                                    for z in self.slot_ids], bool).reshape(len(self.slot_ids), len(self._labels))
         self._showing = colour_distances(self._board_lab, self._piece_labs)
+        self.crops = PlaceCrops(layout, self.slot_ids, g.px_per_mm, self.compare.image, self._white_scale)
         self._mm2_per_px = 1.0 / g.px_per_mm ** 2
         self._zone_cells = _zone_cells(layout, g)
         rows, cols = g.grid_shape
@@ -243,11 +245,10 @@ class BoardReader:
     def slots(self, canonical: np.ndarray, diff: Difference, cover: dict[str, float]) -> dict[str, ZoneReading]:
         if not self.slot_ids:
             return {}
-        m = self.measure(canonical, diff, self.slot_cover(cover))
-        x, ranked = self.place_features(m)
+        x, crops, ranked = self.place_inputs(canonical, diff, self.slot_cover(cover))
         if self.model is None:
             self.model = place_model.shipped()
-        kind, p = self.model.decide(x)
+        kind, p = self.model.decide(x, crops)
         out = {}
         for i, zid in enumerate(self.slot_ids):
             if cover.get(zid, 0.0) >= COVERED:
@@ -267,6 +268,15 @@ class BoardReader:
     def slot_cover(self, cover: dict[str, float]) -> np.ndarray:
         """``cover`` (per zone) as an array over ``slot_ids``."""
         return np.array([cover.get(z, 0.0) for z in self.slot_ids])
+
+    def place_inputs(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
+        """What the place model decides from, for every slot: its measures, its picture, and the pieces it
+        may hold nearest first."""
+        x, ranked = self.place_features(self.measure(canonical, diff, cover))
+        nearest = [np.array([self._piece_labs[self._labels.index(r[k])] if len(r) > k else (np.nan,) * 3
+                             for r in ranked], np.float32).reshape(-1, 3) for k in range(2)]
+        return x, self.crops.crops(canonical, diff, *nearest), ranked
 
     def place_features(self, m: PlaceMeasures) -> tuple[np.ndarray, list[list[str]]]:
         """The model's features for every slot, and each slot's pieces nearest first (what FIRST and SECOND

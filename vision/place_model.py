@@ -5,9 +5,10 @@ one, or neither (unknown).
 the place's centre, how strongly in colour and in brightness, the lit top's colour, the light reaching it);
 ``features`` turns that into numbers that do not depend on which game, board or piece it is: areas as
 ratios to the learnt pieces' areas, colours as distances to the two learnt pieces they are nearest to.
-A small network (``vision/models/places.npz``, a few thousand weights) trained on the randomised renderer's
-tables (``alchemy-table train-reader``, ``vision/train_places.py``) decides; its probability is the
-confidence, and below ``SURE`` the place reads unknown.
+A small network (``vision/models/places.npz``, about 13 000 weights) over those numbers and each place's
+picture (``vision/place_crops.py``), trained on the randomised renderer's tables (``alchemy-table
+train-reader``, ``vision/train_places.py``), decides; its probability is the confidence, and below ``SURE``
+the place reads unknown.
 """
 
 from __future__ import annotations
@@ -19,8 +20,14 @@ from pathlib import Path
 
 import numpy as np
 
+from vision import place_crops
+
 MODEL_PATH = Path(__file__).parent / "models" / "places.npz"
-SURE = 0.95  # a place decided with less probability than this reads unknown
+# A place decided with less probability than this reads unknown. A wrong read is worse than an unread one (the
+# live loop waits for an unread place; it would act on a wrong one). On the development tables (sets a and b,
+# kept apart from training), 0.98 against 0.95: wrong 0.77 -> 0.47 % and 0.87 -> 0.64 %, unread 10.9 -> 16.5 %
+# and 10.6 -> 15.1 % (the measures-only network at 0.95: 1.31 and 1.08 % wrong, 14.5 and 15.5 % unread).
+SURE = 0.98
 EMPTY, FIRST, SECOND, NEITHER = 0, 1, 2, 3
 CLASSES = ("empty", "first", "second", "neither")
 N_FEATURES = 29
@@ -72,13 +79,17 @@ def feature_matrix(m: PlaceMeasures, first: np.ndarray, second: np.ndarray, held
 
 
 class PlaceModel:
-    """The trained network: the features standardised, two hidden layers of rectified units, a softmax over
-    ``CLASSES``. Its weights are plain arrays (``.npz``): reading needs numpy only; training needs
-    scikit-learn (``vision/train_places.py``)."""
+    """The trained network. Each place's picture (``vision/place_crops.py``, standardised per channel) goes
+    through two 3 x 3 convolutions of rectified units, each halving it by a 2 x 2 max-pool; what they find,
+    beside the standardised measures, feeds a hidden layer of rectified units and a softmax over ``CLASSES``.
+    Its weights are plain arrays (``.npz``): reading needs numpy only; training needs PyTorch
+    (``vision/train_places.py``)."""
 
-    def __init__(self, mean: np.ndarray, scale: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]],
+    def __init__(self, mean: np.ndarray, scale: np.ndarray, crop_mean: np.ndarray, crop_scale: np.ndarray,
+                 convs: list[tuple[np.ndarray, np.ndarray]], layers: list[tuple[np.ndarray, np.ndarray]],
                  low: np.ndarray, high: np.ndarray):
         self.mean, self.scale, self.layers = mean, scale, layers
+        self.crop_mean, self.crop_scale, self.convs = crop_mean, crop_scale, convs
         # What the training places spanned, a tenth wider: a place beyond it is nothing the model has seen,
         # and a network's answer there is a guess, however sure it looks.
         margin = 0.1 * (high - low)
@@ -88,27 +99,37 @@ class PlaceModel:
     def load(cls, path: Path = MODEL_PATH) -> PlaceModel:
         try:
             with np.load(path) as z:
-                n = int(z["layers"])
-                model = cls(z["mean"], z["scale"], [(z[f"w{k}"], z[f"b{k}"]) for k in range(n)], z["low"],
-                            z["high"])
+                n, nc = int(z["layers"]), int(z["convs"])
+                model = cls(z["mean"], z["scale"], z["crop_mean"], z["crop_scale"],
+                            [(z[f"c{k}"], z[f"cb{k}"]) for k in range(nc)],
+                            [(z[f"w{k}"], z[f"b{k}"]) for k in range(n)], z["low"], z["high"])
         except (OSError, KeyError, ValueError, IndexError, TypeError, zipfile.BadZipFile) as e:
             raise ValueError(f"{path}: not a place model ({e}); retrain it: alchemy-table train-reader") from None
-        if model.mean.shape != (N_FEATURES,) or model.layers[-1][1].shape != (len(CLASSES),):
+        if model.mean.shape != (N_FEATURES,) or model.layers[-1][1].shape != (len(CLASSES),) \
+                or model.crop_mean.shape != (place_crops.CHANNELS,):
             raise ValueError(f"{path}: a place model of other features; retrain it: alchemy-table train-reader")
         return model
 
     def save(self, path: Path) -> None:
         margin = (self.high - self.low) / 1.2 * 0.1
-        arrays = {"mean": self.mean, "scale": self.scale, "layers": np.array(len(self.layers)),
-                  "low": self.low + margin, "high": self.high - margin}
+        arrays = {"mean": self.mean, "scale": self.scale, "crop_mean": self.crop_mean,
+                  "crop_scale": self.crop_scale, "layers": np.array(len(self.layers)),
+                  "convs": np.array(len(self.convs)), "low": self.low + margin, "high": self.high - margin}
         for k, (w, b) in enumerate(self.layers):
             arrays[f"w{k}"], arrays[f"b{k}"] = w.astype(np.float32), b.astype(np.float32)
+        for k, (w, b) in enumerate(self.convs):
+            arrays[f"c{k}"], arrays[f"cb{k}"] = w.astype(np.float32), b.astype(np.float32)
         with open(path, "wb") as f:
             np.savez_compressed(f, **arrays)
 
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """(n, len(CLASSES)) for the rows of ``x`` (n, N_FEATURES)."""
-        h = (np.asarray(x, np.float32) - self.mean) / self.scale
+    def probabilities(self, x: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """(n, len(CLASSES)) for the rows of ``x`` (n, N_FEATURES) and their pictures ``crops``
+        (n, SIZE, SIZE, CHANNELS)."""
+        h = (np.asarray(crops, np.float32) - self.crop_mean) / self.crop_scale
+        for w, b in self.convs:
+            n, side = h.shape[:2]  # (one 2-D product: a 4-D one is many small ones)
+            h = _pool(np.maximum(_conv3(h).reshape(n * side * side, -1) @ w + b, 0.0).reshape(n, side, side, -1))
+        h = np.concatenate([h.reshape(len(h), -1), (np.asarray(x, np.float32) - self.mean) / self.scale], axis=1)
         for w, b in self.layers[:-1]:
             h = np.maximum(h @ w + b, 0.0)
         w, b = self.layers[-1]
@@ -116,45 +137,28 @@ class PlaceModel:
         z = np.exp(z - z.max(axis=1, keepdims=True))
         return z / z.sum(axis=1, keepdims=True)
 
-    def decide(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(class, its probability) for each row of ``x``."""
+    def decide(self, x: np.ndarray, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(class, its probability) for each row of ``x`` and its picture."""
         if len(x) == 0:
             return np.zeros(0, int), np.zeros(0)
-        p = self.probabilities(x)
+        p = self.probabilities(x, crops)
         k = p.argmax(axis=1)
         sure = p[np.arange(len(k)), k]
         unseen = ((x < self.low) | (x > self.high)).any(axis=1)
         return k, np.where(unseen, 0.0, sure)
 
 
-def train(x: np.ndarray, y: np.ndarray, hidden=(48, 24), seed: int = 0) -> PlaceModel:
-    """A network over the places' features ``x`` and classes ``y`` (EMPTY, FIRST, SECOND, NEITHER)."""
-    from sklearn.neural_network import MLPClassifier
+def _conv3(h: np.ndarray) -> np.ndarray:
+    """(n, s, s, 9 c): each cell's 3 x 3 neighbourhood (zeros beyond the edge), row by row, channels last."""
+    n, s, _, c = h.shape
+    padded = np.zeros((n, s + 2, s + 2, c), np.float32)
+    padded[:, 1:-1, 1:-1] = h
+    return np.concatenate([padded[:, dy:dy + s, dx:dx + s] for dy in range(3) for dx in range(3)], axis=3)
 
-    x = np.asarray(x, np.float64)
-    if len(set(np.asarray(y).tolist())) < 2:
-        raise ValueError("train-reader: the tables showed one kind of place only; render more of them")
-    mean = x.mean(axis=0)
-    scale = np.maximum(x.std(axis=0), 1e-6)
-    # (Early stopping holds a tenth back to stop on: only worth it when a tenth is a fair sample.)
-    net = MLPClassifier(hidden_layer_sizes=hidden, alpha=1e-3, max_iter=400, early_stopping=len(x) >= 5000,
-                        random_state=seed)
-    net.fit((x - mean) / scale, np.asarray(y))
-    # Every class gets an output, whether or not the training set showed it.
-    w_out = np.zeros((net.coefs_[-1].shape[0], len(CLASSES)))
-    b_out = np.full(len(CLASSES), -30.0)
-    if len(net.classes_) == 2:  # (one logistic output: the second class against the first)
-        first, second = (int(c) for c in net.classes_)
-        w_out[:, first], b_out[first] = 0.0, 0.0
-        w_out[:, second], b_out[second] = net.coefs_[-1][:, 0], net.intercepts_[-1][0]
-    else:
-        for j, c in enumerate(net.classes_):
-            w_out[:, int(c)] = net.coefs_[-1][:, j]
-            b_out[int(c)] = net.intercepts_[-1][j]
-    layers = [(w, b) for w, b in zip(net.coefs_[:-1], net.intercepts_[:-1], strict=True)] + [(w_out, b_out)]
-    return PlaceModel(mean.astype(np.float32), scale.astype(np.float32),
-                      [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers],
-                      x.min(axis=0).astype(np.float32), x.max(axis=0).astype(np.float32))
+
+def _pool(h: np.ndarray) -> np.ndarray:
+    """The largest of each 2 x 2 cells."""
+    return np.maximum(np.maximum(h[:, 0::2, 0::2], h[:, 0::2, 1::2]), np.maximum(h[:, 1::2, 0::2], h[:, 1::2, 1::2]))
 
 
 @lru_cache(maxsize=1)

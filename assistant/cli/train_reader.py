@@ -5,11 +5,13 @@ randomised renderer (every layout with piece places, plain and illustrated board
 calibrates each as a user would, learns from every place of every frame, and writes the model (by default over
 the one the package ships). ``--from DIR`` (repeatable) learns from table sets already rendered
 (``render --set DIR --tables N``) instead. The last fifth of the tables is held out: the figures printed are
-theirs. Needs scikit-learn (``pip install -e '.[train]'``); reading needs numpy only.
+theirs. Needs PyTorch (``pip install -e '.[train]'``; about 25 minutes on two cores, most of it rendering);
+reading needs numpy only.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tempfile
 import time
@@ -35,17 +37,20 @@ def register(sub) -> None:
     p.add_argument("--from", dest="sets", action="append", metavar="DIR",
                    help="learn from this rendered table set instead of rendering (repeatable)")
     p.add_argument("--out", metavar="MODEL.npz", help="where to write the model (default: the package's own)")
+    p.add_argument("--epochs", type=int, default=None, metavar="E",
+                   help="passes over the places (default: the shipped model's)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     from vision import place_model
-    from vision.train_places import examples
+    from vision.train_places import EPOCHS, examples, train
 
-    try:
-        import sklearn  # noqa: F401  (only to say clearly what is missing)
-    except ImportError:
-        raise ValueError("train-reader needs scikit-learn: pip install -e '.[train]'") from None
+    if importlib.util.find_spec("torch") is None:  # (not imported yet: the tables are read in forked workers)
+        raise ValueError("train-reader needs PyTorch: pip install -e '.[train]'")
+    epochs = EPOCHS if args.epochs is None else args.epochs
+    if epochs < 1:
+        raise ValueError(f"--epochs {epochs}: at least 1")
     out = Path(args.out) if args.out else place_model.MODEL_PATH
     if out.is_dir() or not out.parent.is_dir():
         raise ValueError(f"--out {out}: not a file in an existing folder")
@@ -57,12 +62,15 @@ def run(args) -> int:
             if args.tables < 2 or args.frames_per_table < 1:
                 raise ValueError("train-reader: --tables is at least 2 (one is held out), --frames-per-table 1")
             sets = [_render(Path(work) / "tables", args)]
-        x, y, table = examples(sets, progress=lambda line: print(line, flush=True))
+        x, crops, y, table = examples(sets, progress=lambda line: print(line, flush=True))
     held = table >= np.quantile(np.unique(table), 0.8) if len(np.unique(table)) > 1 else np.zeros(len(y), bool)
-    model = place_model.train(x[~held], y[~held], seed=args.seed)
+    def say(line):
+        print(line, flush=True)
+
     if held.any():
-        _report(model, x[held], y[held])
-    model = place_model.train(x, y, seed=args.seed)  # the model shipped learns from every table
+        model = train(x[~held], crops[~held], y[~held], seed=args.seed, epochs=epochs, progress=say)
+        _report(model, x[held], crops[held], y[held])
+    model = train(x, crops, y, seed=args.seed, epochs=epochs, progress=say)  # the shipped one learns from all
     model.save(out)
     counts = np.bincount(y, minlength=len(place_model.CLASSES))
     print(f"{len(y)} places ({', '.join(f'{c} {n}' for c, n in zip(place_model.CLASSES, counts, strict=True))}) from "
@@ -83,10 +91,10 @@ def _render(folder: Path, args) -> Path:
     return folder
 
 
-def _report(model, x: np.ndarray, y: np.ndarray) -> None:
+def _report(model, x: np.ndarray, crops: np.ndarray, y: np.ndarray) -> None:
     from vision import place_model
 
-    kind, p = model.decide(x)
+    kind, p = model.decide(x, crops)
     read = (p >= place_model.SURE) & (kind != place_model.NEITHER)
     wrong = read & (kind != y)
     print(f"held-out tables: {len(y)} places, {100 * wrong.mean():.2f} % read wrong, "

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from assistant.cli import main
-from vision import place_model
+from vision import place_crops, place_model
 from vision.place_model import PlaceModel
 from vision.train_places import examples
 
@@ -24,25 +24,27 @@ def tables(tmp_path_factory):
 def test_the_shipped_model_loads_and_knows_the_readers_features():
     model = place_model.shipped()
     assert model.mean.shape == (place_model.N_FEATURES,)
-    assert model.probabilities(model.mean[None, :]).shape == (1, len(place_model.CLASSES))
+    picture = np.broadcast_to(model.crop_mean, (1, place_crops.SIZE, place_crops.SIZE, place_crops.CHANNELS))
+    assert model.probabilities(model.mean[None, :], picture).shape == (1, len(place_model.CLASSES))
 
 
 def test_a_place_unlike_any_it_was_trained_on_is_never_read_with_confidence():
     model = place_model.shipped()
     x = np.array([model.mean, model.high + 10 * (model.high - model.low + 1)], np.float32)
-    _, sure = model.decide(x)
+    pictures = np.broadcast_to(model.crop_mean, (2, place_crops.SIZE, place_crops.SIZE, place_crops.CHANNELS))
+    _, sure = model.decide(x, pictures)
     assert sure[1] == 0.0  # unknown, not the network's guess
 
 
 def test_train_reader_retrains_from_rendered_tables(tables, tmp_path, capsys):
     out = tmp_path / "places.npz"
-    assert main(["train-reader", "--from", str(tables), "--out", str(out)]) == 0
+    assert main(["train-reader", "--from", str(tables), "--out", str(out), "--epochs", "30"]) == 0
     printed = capsys.readouterr().out
     assert "model written to" in printed and "held-out tables" in printed
     model = PlaceModel.load(out)
     # The retrained model decides the places it learnt from as their truth says (empty or which piece).
-    x, y, _ = examples([tables], progress=lambda line: None)
-    kind, sure = model.decide(x)
+    x, crops, y, _ = examples([tables], progress=lambda line: None)
+    kind, sure = model.decide(x, crops)
     decided = sure >= place_model.SURE
     assert decided.mean() > 0.6 and (kind[decided] == y[decided]).mean() > 0.95
 
