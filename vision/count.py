@@ -345,13 +345,14 @@ def _topness(v: np.ndarray, mine: np.ndarray) -> np.ndarray:
 
 
 def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
-                 px_per_mm: float, foot: np.ndarray | None = None
+                 px_per_mm: float, foot: np.ndarray | None = None, signs: bool = False
                  ) -> dict[str, tuple[int, float, list[tuple[float, float]], list[int]]]:
     """Per label: (pieces counted one by one, the area estimate in pieces, each piece's centre (row, col) in
     the crop, the length of the side seen past each piece's top towards ``foot``, the camera's foot in crop
     px, the largest part of a top left over, the share of a top each piece shows, the two nearest pieces'
     distance in top sides, the shadows past them) in a normalised crop: the signs of a cube on another
-    (``vision.stacked``), the sides, shares and shadows measured only with ``foot``."""
+    (``vision.stacked``), the sides measured only with ``foot``, the shares and shadows only with ``signs``
+    too (where a tray in doubt is asked)."""
     norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
     codes, luma = table.take(classify.index(norm)), luma_of(norm)  # (once for all the zone's labels)
     out = {}
@@ -375,20 +376,21 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         area = float(np.count_nonzero(mine & (v >= TOP_FRACTION)))
         runs = [] if foot is None else stacked.side_runs(v, mine, mine & (v >= TOP_FRACTION), centres, side / 2, foot,
                                                  px_per_mm)
-        # (the other signs of a cube on another: only where a tray in doubt is asked, with ``foot``)
-        shares = [] if foot is None else stacked.top_shares(topness, squares, side_px, piece_px)
-        shadows = None if foot is None else stacked.shadow_runs(luma, mine, centres, side)
+        asked = signs and foot is not None  # (the other signs of a cube on another: only where they are asked)
+        shares = stacked.top_shares(topness, squares, side_px, piece_px) if asked else []
+        shadows = stacked.shadows(luma, mine, centres, side) if asked else None
         out[label] = (len(centres), float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
                       centres, runs, stray, shares, stacked.closest(centres, side), shadows)
     return out
 
 
 def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
-               px_per_mm: float, foot: np.ndarray | None = None):
+               px_per_mm: float, foot: np.ndarray | None = None, signs: bool = False):
     """The reading of one count zone from its normalised crop (uint8 BGR at ``px_per_mm``); ``table``:
     the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``);
-    ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``)."""
-    found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot)
+    ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``); ``signs``: the
+    other signs of a cube on another measured too."""
+    found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot, signs)
     by_label = {label: n for label, (n, *_) in found.items()}
     total = sum(by_label.values())
     off = max((abs(n - u) for n, u, *_ in found.values()), default=0.0)
@@ -402,11 +404,11 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
     stray = max((x[4] for x in found.values()), default=0.0)
     shares = tuple(x for f in found.values() for x in f[5])
     near = min((f[6] for f in found.values()), default=math.inf)
-    shadows = [f[7] for f in found.values() if f[7] is not None]
+    shadows = [f[7] for f in found.values() if f[7] is not None]  # (the first colour's: trays hold one)
     # (against the same allowance: a big pile at the edge of it is as sure as a small one at the edge of its own)
     return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area, cubes=cubes,
                         sides=runs, stray=stray, shares=shares, closest=near,
-                        shadows=stacked.Shadows.joined(shadows) if shadows else None)
+                        shadows=shadows[0] if shadows else None)
 
 
 def _four_fold(topness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -494,7 +494,7 @@ class Reader:
         s = COUNT_PX_PER_MM
         at = None if foot is None else (foot - (x0, y0)) * s - 0.5
         found = count_zone(norm, self._count_labels[i], self.model, self.labels,
-                           self.count_tables[self._count_set[i]], COUNT_PX_PER_MM, at)
+                           self.count_tables[self._count_set[i]], COUNT_PX_PER_MM, at, self.spread_stacked)
         if not found.cubes:
             return found
         return replace(found, cubes=tuple((x0 + (c + 0.5) / s, y0 + (r + 0.5) / s) for c, r in found.cubes))

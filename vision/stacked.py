@@ -126,20 +126,49 @@ SHADOW_MORE_MM = 3.0  # ... and this much longer
 DIRECTIONS = 24  # the shadows are measured this many ways round, the light's way chosen over the frame
 
 
-@dataclass(frozen=True)
 class Shadows:
-    """The shadow seen on the board past each counted cube, measured ``DIRECTIONS`` ways round (px; ``hidden``:
-    the run ends under another cube or off the crop, so it is at least that long), and ``towards``: where the
-    tray's shadows lie from its cubes (x, y, weighted by their area: summed over the frame, the light's way)."""
-    runs: np.ndarray
-    hidden: np.ndarray
-    towards: tuple[float, float]
+    """What a tray shows of its cubes' shadows on the board: each pixel's code (0 lit board, 1 board in a shadow,
+    2 a cube of the tray's colour, 3 off the crop, which is padded with it as far as a ray reaches) and the
+    counted cubes' centres. The shadow past each cube is measured the ways asked (``runs``): the light's way is
+    only known over the frame's trays (``Frame.of``)."""
 
-    @classmethod
-    def joined(cls, parts: list[Shadows]) -> Shadows:
-        """The shadows of a tray's colours together."""
-        return cls(np.concatenate([p.runs for p in parts]), np.concatenate([p.hidden for p in parts]),
-                   (sum(p.towards[0] for p in parts), sum(p.towards[1] for p in parts)))
+    def __init__(self, code: np.ndarray, centres: np.ndarray, side: float, pad: int):
+        self.code, self.centres, self.side, self.pad = code, centres, side, pad
+        self._at: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def __len__(self) -> int:
+        return len(self.centres)
+
+    def runs(self, ways, rays=(-0.25, 0.0, 0.25)) -> tuple[np.ndarray, np.ndarray]:
+        """The shadow past each cube each of ``ways`` (of ``DIRECTIONS``): from its centre, past its own pixels,
+        the run of board in a shadow, px, the middle of ``rays`` across the cube (offsets in top sides); and
+        whether it is hidden (it ends under another cube or off the crop: at least that long). (cube, way)."""
+        a = np.asarray(ways) * (2 * math.pi / DIRECTIONS)
+        u = np.stack([np.cos(a), np.sin(a)], 1).astype(np.float32)  # (x, y) each way
+        across = np.stack([-u[:, 1], u[:, 0]], 1)
+        steps = np.arange(0.0, self.pad - 2, dtype=np.float32)
+        offsets = np.asarray(rays, np.float32) * self.side
+        # points (cube, way, ray, step, xy)
+        pts = (self.centres[:, None, None, None] + across[None, :, None, None] * offsets[None, None, :, None, None]
+               + u[None, :, None, None] * steps[None, None, None, :, None])
+        xy = np.rint(pts).astype(np.int32)
+        along = self.code.take(xy[..., 1] * self.code.shape[1] + xy[..., 0])
+        k = along.shape[-1]
+        idx = np.arange(k, dtype=np.int32)
+        off = np.argmax(along != 2, axis=-1)  # past the cube's own pixels
+        stop = np.where((idx >= off[..., None]) & (along != 1), idx, k).min(axis=-1)
+        runs = stop - off
+        end = np.take_along_axis(along, np.minimum(stop, k - 1)[..., None], -1)[..., 0]
+        hidden = (stop >= k) | (end >= 2)
+        key = np.sort(runs * 2 + hidden, axis=-1)[..., len(rays) // 2]  # the middle ray, (run, hidden) in order
+        return (key // 2).astype(np.float32), (key % 2).astype(bool)
+
+    def at(self, way: int) -> tuple[np.ndarray, np.ndarray]:
+        """``runs`` the light's way (worked out once)."""
+        if way not in self._at:
+            r, h = self.runs([way])
+            self._at[way] = (r[:, 0], h[:, 0])
+        return self._at[way]
 
 
 def top_shares(topness: np.ndarray, squares, side_px: float, piece_px: float) -> list[float]:
@@ -165,44 +194,17 @@ def closest(centres, side: float) -> float:
     return float(d.min()) / side
 
 
-def shadow_runs(luma: np.ndarray, mine: np.ndarray, centres, side: float) -> Shadows:
-    """The shadow seen on the board past each cube (``centres``: (row, col)), ``DIRECTIONS`` ways round: from
-    the cube's centre, past its own pixels (``mine``: the pixels of its colour), the run of board darker than
-    ``SHADOW_SHADE`` of the lit board (``luma``: brightness), the middle of three rays across the cube."""
+def shadows(luma: np.ndarray, mine: np.ndarray, centres, side: float) -> Shadows:
+    """A tray's shadows (``Shadows``): board darker than ``SHADOW_SHADE`` of the lit board (``luma``:
+    brightness) is in a shadow; ``mine``: the pixels of the tray's colour; ``centres``: the counted cubes'
+    (row, col); ``side``: a top's side, px."""
     board = ~mine
     lit = float(np.median(luma[board])) if board.any() else 0.0
-    shadow = board & (luma < SHADOW_SHADE * lit)
-    ys, xs = np.nonzero(shadow)
-    ym, xm = np.nonzero(mine)
-    towards = ((float(xs.mean() - xm.mean()) * len(xs), float(ys.mean() - ym.mean()) * len(xs))
-               if len(xs) and len(xm) else (0.0, 0.0))
-    n = len(centres)
-    if not n:
-        return Shadows(np.zeros((0, DIRECTIONS)), np.zeros((0, DIRECTIONS), bool), towards)
-    h, w = mine.shape
-    code = np.where(mine, 2, np.where(shadow, 1, 0)).astype(np.int8)
-    a = np.arange(DIRECTIONS) * (2 * math.pi / DIRECTIONS)
-    u = np.stack([np.cos(a), np.sin(a)], 1)  # (x, y) each way
-    across = np.stack([-u[:, 1], u[:, 0]], 1)
-    c = np.asarray(centres, np.float64)[:, ::-1]
-    steps = np.arange(0.0, 3 * side)
-    offsets = np.array([-0.25, 0.0, 0.25]) * side
-    # points (cube, way, ray, step, xy)
-    pts = (c[:, None, None, None] + across[None, :, None, None] * offsets[None, None, :, None, None]
-           + u[None, :, None, None] * steps[None, None, None, :, None])
-    xi, yi = np.rint(pts[..., 0]).astype(np.int64), np.rint(pts[..., 1]).astype(np.int64)
-    inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    along = np.where(inside, code[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)], 3)  # 3: off the crop
-    k = along.shape[-1]
-    idx = np.arange(k)
-    off = np.argmax(along != 2, axis=-1)  # past the cube's own pixels
-    past = idx >= off[..., None]
-    stop = np.where(past & (along != 1), idx, k).min(axis=-1)
-    runs = stop - off
-    end = np.take_along_axis(along, np.minimum(stop, k - 1)[..., None], -1)[..., 0]
-    hidden = (stop >= k) | (end >= 2) | np.all(along == 2, axis=-1)
-    key = np.sort(runs * 2 + hidden, axis=-1)[..., 1]  # the middle ray, (run, hidden) in order
-    return Shadows((key // 2).astype(np.float32), (key % 2).astype(bool), towards)
+    pad = math.ceil(3 * side) + 2  # (a shadow is followed three top sides at most)
+    code = np.where(mine, 2, (board & (luma < SHADOW_SHADE * lit)).view(np.uint8)).astype(np.uint8)
+    code = cv2.copyMakeBorder(code, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=3)
+    c = np.asarray(centres, np.float32).reshape(-1, 2)[:, ::-1] + pad
+    return Shadows(code, c, side, pad)
 
 
 @dataclass(frozen=True)
@@ -215,16 +217,17 @@ class Frame:
 
     @classmethod
     def of(cls, sides: list[list[float]], shadows: list[Shadows | None]) -> Frame:
-        found = [s for s in shadows if s is not None and len(s.runs)]
+        found = [s for s in shadows if s is not None and len(s)]
         if not found:
             return cls(one_layer(sides), None, None)
-        # The light's way: where the cubes' shadows are longest (the middle of each way's runs seen, over the frame)
-        runs = np.concatenate([s.runs for s in found])
-        seen = ~np.concatenate([s.hidden for s in found])
+        # The light's way: where the cubes' shadows are longest (the middle of each way's runs seen over the
+        # frame, one ray a cube)
+        runs, hidden = (np.concatenate(x) for x in zip(*(s.runs(range(DIRECTIONS), (0.0,)) for s in found),
+                                                        strict=True))
+        seen = ~hidden
         typical = [float(np.median(runs[seen[:, k], k])) if seen[:, k].any() else 0.0 for k in range(DIRECTIONS)]
         way = int(np.argmax(typical))
-        seen_way = [[float(r) for r, hid in zip(s.runs[:, way], s.hidden[:, way], strict=True) if not hid and r > 0]
-                    for s in found]
+        seen_way = [[float(r) for r, hid in zip(*s.at(way), strict=True) if not hid and r > 0] for s in found]
         return cls(one_layer(sides), way, _shadow_layer(seen_way))
 
 
@@ -236,12 +239,12 @@ def _shadow_layer(runs: list[list[float]]) -> float | None:
 def long_shadow(s: Shadows | None, frame: Frame, px_per_mm: float) -> bool:
     """A cube's shadow is two layers' long: ``SHADOW_LONG`` times one layer's (the frame's, or the longer of it
     and the tray's own), and ``SHADOW_MORE_MM`` longer."""
-    if s is None or frame.way is None or frame.shadow is None or not len(s.runs):
+    if s is None or frame.way is None or frame.shadow is None or not len(s):
         return False
-    own = _layer([float(r) for r, hid in zip(s.runs[:, frame.way], s.hidden[:, frame.way], strict=True)
-                  if not hid and r > 0])
+    runs, hidden = s.at(frame.way)
+    own = _layer([float(r) for r, hid in zip(runs, hidden, strict=True) if not hid and r > 0])
     ref = max(x for x in (own, frame.shadow) if x is not None)
-    longest = float(s.runs[:, frame.way].max())
+    longest = float(runs.max())
     return (ref >= SHADOW_MIN_MM * px_per_mm and longest >= SHADOW_LONG * ref
             and longest - ref >= SHADOW_MORE_MM * px_per_mm)
 
