@@ -1,4 +1,5 @@
-"""A cube lying on another, told by the length of its side (``read`` asks for the pile to be spread).
+"""A cube lying on another, told by the length of its side, the tops it hides and its shadow (``read`` asks for
+the pile to be spread; the signs other than the sides: after ``side_runs``).
 
 A camera above the table sees the side of every cube that faces it, between the cube's top and the board:
 its length in the picture grows with the height of the top (the top's parallax), the same for every cube of
