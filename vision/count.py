@@ -56,12 +56,11 @@ import math
 import cv2
 import numpy as np
 
-from vision import classify, robust
+from vision import classify, robust, stacked
 from vision.colour import ColourModel
 from vision.masks import holes_filled
 from vision.pieces import NEAR_CAMERA
 from vision.reading import CountReading
-from vision.stacked import side_runs
 
 TOP_FRACTION = 0.9  # area estimate: a pixel at least this bright (of the top's mode) is top
 TOP_FLOOR = 0.7  # squares: a pixel's "topness" rises from 0 at this brightness to 1 at the top's mode
@@ -346,11 +345,14 @@ def _topness(v: np.ndarray, mine: np.ndarray) -> np.ndarray:
 
 
 def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
-                 px_per_mm: float, foot: np.ndarray | None = None
+                 px_per_mm: float, foot: np.ndarray | None = None, signs: bool = False
                  ) -> dict[str, tuple[int, float, list[tuple[float, float]], list[int]]]:
     """Per label: (pieces counted one by one, the area estimate in pieces, each piece's centre (row, col) in
     the crop, the length of the side seen past each piece's top towards ``foot``, the camera's foot in crop
-    px (``vision.stacked``; none without it)) in a normalised crop."""
+    px, the largest part of a top left over, the share of a top each piece shows, the two nearest pieces'
+    distance in top sides, the shadows past them) in a normalised crop: the signs of a cube on another
+    (``vision.stacked``), the sides measured only with ``foot``, the shares and shadows only with ``signs``
+    too (where a tray in doubt is asked)."""
     norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
     codes, luma = table.take(classify.index(norm)), luma_of(norm)  # (once for all the zone's labels)
     out = {}
@@ -360,7 +362,7 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         piece_px = piece_area_px(model, label, px_per_mm)
         tops = _lit_tops(codes, luma, labels.index(label), model.prototypes_bgr[label], piece_px)
         if tops is None:
-            out[label] = (0, 0.0, [], [], 0.0)
+            out[label] = (0, 0.0, [], [], 0.0, [], math.inf, None)
             continue
         v, mine = tops
         topness = _topness(v, mine)
@@ -372,19 +374,23 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         side = math.sqrt(piece_px)
         # The check: the lit tops' area as one blob (no hole filling: this runs on every frame).
         area = float(np.count_nonzero(mine & (v >= TOP_FRACTION)))
-        runs = [] if foot is None else side_runs(v, mine, mine & (v >= TOP_FRACTION), centres, side / 2, foot,
+        runs = [] if foot is None else stacked.side_runs(v, mine, mine & (v >= TOP_FRACTION), centres, side / 2, foot,
                                                  px_per_mm)
+        asked = signs and foot is not None  # (the other signs of a cube on another: only where they are asked)
+        shares = stacked.top_shares(topness, squares, side_px, piece_px) if asked else []
+        shadows = stacked.shadows(luma, mine, centres, side) if asked else None
         out[label] = (len(centres), float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
-                      centres, runs, stray)
+                      centres, runs, stray, shares, stacked.closest(centres, side), shadows)
     return out
 
 
 def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
-               px_per_mm: float, foot: np.ndarray | None = None):
+               px_per_mm: float, foot: np.ndarray | None = None, signs: bool = False):
     """The reading of one count zone from its normalised crop (uint8 BGR at ``px_per_mm``); ``table``:
     the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``);
-    ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``)."""
-    found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot)
+    ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``); ``signs``: the
+    other signs of a cube on another measured too."""
+    found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot, signs)
     by_label = {label: n for label, (n, *_) in found.items()}
     total = sum(by_label.values())
     off = max((abs(n - u) for n, u, *_ in found.values()), default=0.0)
@@ -394,11 +400,15 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
         return CountReading(None, 0.0, {}, area, reason=f"spread the {' and '.join(found) or 'pieces'} pile: its "
                                                         f"cubes cannot be told apart (one on another?)")
     cubes = tuple((float(c), float(r)) for _, _, centres, *_ in found.values() for r, c in centres)
-    runs = tuple(r for _, _, _, label_runs, _ in found.values() for r in label_runs)
-    stray = max((x for *_, x in found.values()), default=0.0)
+    runs = tuple(r for _, _, _, label_runs, *_ in found.values() for r in label_runs)
+    stray = max((x[4] for x in found.values()), default=0.0)
+    shares = tuple(x for f in found.values() for x in f[5])
+    near = min((f[6] for f in found.values()), default=math.inf)
+    shadows = [f[7] for f in found.values() if f[7] is not None]  # (the first colour's: trays hold one)
     # (against the same allowance: a big pile at the edge of it is as sure as a small one at the edge of its own)
     return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area, cubes=cubes,
-                        sides=runs, stray=stray)
+                        sides=runs, stray=stray, shares=shares, closest=near,
+                        shadows=shadows[0] if shadows else None)
 
 
 def _four_fold(topness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

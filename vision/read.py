@@ -474,12 +474,13 @@ class Reader:
         return cv2.perspectiveTransform(centre, np.linalg.inv(location.homography))[0, 0]
 
     def _unstacked(self, counts: dict[str, CountReading]) -> dict[str, CountReading]:
-        """The counts with a cube on another (a side as long as two layers' among its cubes, or part of a top that
-        no counted cube covers) taken back."""
-        layer = stacked.one_layer([list(c.sides) for c in counts.values()])
+        """The counts where a cube may lie on another taken back (``vision.stacked.in_doubt``: one sure sign, a
+        side two layers long, a lower cube's top showing, two tops overlapping or a top partly hidden, or two
+        faint ones), measured against one layer's side and shadow over the frame's trays."""
+        frame = stacked.Frame.of([list(c.sides) for c in counts.values()], [c.shadows for c in counts.values()])
         out = {}
         for zid, c in counts.items():
-            if c.count is not None and (stacked.stacked(list(c.sides), layer) or stacked.lower_top_shows(c.stray)):
+            if c.count is not None and stacked.in_doubt(c, frame, COUNT_PX_PER_MM):
                 labels = list(c.by_label) or ["pieces"]
                 c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: a "
                                                                       f"cube seems to lie on another", sides=c.sides)
@@ -493,7 +494,7 @@ class Reader:
         s = COUNT_PX_PER_MM
         at = None if foot is None else (foot - (x0, y0)) * s - 0.5
         found = count_zone(norm, self._count_labels[i], self.model, self.labels,
-                           self.count_tables[self._count_set[i]], COUNT_PX_PER_MM, at)
+                           self.count_tables[self._count_set[i]], COUNT_PX_PER_MM, at, self.spread_stacked)
         if not found.cubes:
             return found
         return replace(found, cubes=tuple((x0 + (c + 0.5) / s, y0 + (r + 0.5) / s) for c, r in found.cubes))

@@ -79,15 +79,18 @@ def test_under_a_warm_lamp_on_one_side_and_daylight_on_the_other_no_hand_is_seen
     assert {z: r.count for z, r in reading.counts.items()} == truth["counts"]
 
 
-def test_piles_with_a_cube_on_another_are_asked_spread():
-    # (not yet every one: three of these five since a top left over tells a lower cube's, one before; eval-piles
-    # gives the share over many, and issue 23 stays open on it)
+def test_piles_with_a_cube_on_another_are_asked_spread_none_counted_wrong():
+    # (three of these five were asked and the blue one counted two short, until the tops a cube lying on others
+    # hides and overlaps, and its long shadow, were signs too; eval-piles gives the share over many, and issue
+    # 23 stays open on it)
     layout, frame, truth = _frame(PileStyle(touch=0.5, turn=0.5, stacked=1.0), 141, "daylight")
     stacked = [z for z, t in truth["piles"].items() if t["stacked"]]
     assert len(stacked) == 5
     reading = Reader(layout, spread_stacked=True).read(frame)
-    unread = [z for z in stacked if reading.counts[z].count is None]
-    assert len(unread) >= 3, {z: reading.counts[z].count for z in stacked}
+    counts = {z: reading.counts[z].count for z in stacked}
+    assert all(n is None or n == truth["counts"][z] for z, n in counts.items()), counts
+    unread = [z for z in stacked if counts[z] is None]
+    assert len(unread) >= 4, counts
     entries = reading.to_dict()["counts"]
     for zid in unread:
         colour = zid.split("-", 1)[1]

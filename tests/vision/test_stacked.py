@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision import stacked
+from vision import count, stacked
+from vision.reading import CountReading
 
 HALF = 8  # px: half a cube's top
 
@@ -28,3 +29,25 @@ def test_a_far_cube_of_one_layer_is_not_taken_for_two_and_a_near_one_twice_as_ta
     assert not stacked.stacked(one_layer, None)
     on_another = _sides([(60, 3), (90, 10), (120, 6), (250, 12)])
     assert stacked.stacked(on_another, None)
+
+
+def _tray(tops: list[tuple[int, int]], side: int = 15) -> CountReading:
+    """The counter's squares over lit tops drawn in this order (a later top over an earlier one, as a cube lying
+    on others is seen over its neighbours), as the referee's reader measures them."""
+    topness = np.zeros((60, 140), np.float32)
+    for row, col in tops:
+        topness[row:row + side, col:col + side] = 1.0
+    squares = count.peel_turned(topness, side + 1.0, 2)
+    centres = [(r, c) for r, c, _ in squares]
+    shares = stacked.top_shares(topness, squares, side + 1.0, side * side)
+    return CountReading(len(squares), 1.0, {"grey": len(squares)}, float(topness.sum()) / side ** 2,
+                        shares=tuple(shares), closest=stacked.closest(centres, side))
+
+
+def test_a_top_partly_hidden_by_a_cube_lying_over_it_is_asked_and_whole_tops_apart_are_not():
+    frame = stacked.Frame(None, None, None)
+    row = [(20, 10), (20, 26), (20, 42), (20, 58)]  # whole tops, a pixel apart
+    assert not stacked.in_doubt(_tray(row), frame, 1.0)
+    # a cube on the third one: its top seen a layer's parallax further out, over 6 px of the fourth's
+    on_another = _tray([(20, 10), (20, 26), (20, 58), (20, 48)])
+    assert on_another.count < 5 and stacked.in_doubt(on_another, frame, 1.0)
