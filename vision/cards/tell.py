@@ -204,18 +204,22 @@ class Teller:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
         self._near = {}
-        for i in candidates:
-            t = int(turns[i])
+
+        def query_of(c: int) -> np.ndarray:
+            """The query under candidate ``c``'s turn, warped onto the nearest candidate with that turn: its
+            family shares the frame and layout, so one fit serves every candidate (the cut misses by a
+            millimetre or more, a bowed card's print is stretched, and a title's letters misfit by a cell
+            tell nothing). Made when first needed: only the candidate standing is compared in its turn."""
+            t = int(turns[c])
             if t not in queries:
-                # Warped onto the nearest card with this turn: its family shares the frame and layout, so
-                # one fit serves every candidate (the cut misses by a millimetre or more, a bowed card's
-                # print is stretched, and a title's letters misfit by a cell tell nothing).
-                queries[t] = self._query(_turned(card, t), i)
+                queries[t] = self._query(_turned(card, t), next(i for i in candidates if int(turns[i]) == t))
+            return queries[t]
+
         # A tournament over the cells where each two candidates differ: the nearer one stays. The evidence of
         # the one standing against every candidate at once, again only when another takes its place.
         k, best = 0, candidates[0]
         while True:
-            query = queries[int(turns[best])]  # in the frame of the best candidate's first photo
+            query = query_of(best)  # in the frame of the best candidate's first photo
             d_best = self.distance(query, best)
             seen = self.seen(best, d_best, query)
             others = [c for c in candidates if c != best]
