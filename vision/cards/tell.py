@@ -156,12 +156,13 @@ class Teller:
         lifted = glare.deglared(warped, self._glare_ref[i])
         if lifted is not None:
             options.append(features.fine(lifted, self.grid))
-        # Judged as the fit judges: by the cells that deviate (a fingertip's deviate either way), then overall.
-        far = []
-        for q in options:
-            d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
-            far.append((int((d > DEVIATES).sum()), float(d.sum())))
-        return options[min(range(len(options)), key=far.__getitem__)]
+        return min(options, key=lambda q: self._deviation(q, i))
+
+    def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
+        """How far the query ``q`` lies from card ``i``, as the fit judges it: the cells that deviate (a
+        fingertip's deviate either way), then the distance overall."""
+        d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
+        return int((d > DEVIATES).sum()), float(d.sum())
 
     def _aligned(self, card: np.ndarray, i: int) -> np.ndarray:
         """``card`` warped onto card ``i``'s first photo (an affine fit of their brightness, ECC)."""
@@ -229,6 +230,16 @@ class Teller:
                 break
             best = others[beaten[0]]
             k = candidates.index(best)
+        # The query was warped onto the nearest candidate of its turn; one of its look-alikes won: warped onto
+        # the winner itself, the card's own title and numbers may fit it better (whichever deviates less).
+        target = next(i for i in candidates if int(turns[i]) == int(turns[best]))
+        if target != best:
+            again = self._query(_turned(card, int(turns[best])), best)
+            if self._deviation(again, best) < self._deviation(query, best):
+                query = again
+                d_best = self.distance(query, best)
+                seen = self.seen(best, d_best, query)
+                ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
         return best, self.fit(query, best, d_best, seen), float(ev.min()) if len(ev) else 1.0
 
     def seen(self, i: int, d: np.ndarray, query: np.ndarray) -> np.ndarray:
