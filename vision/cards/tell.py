@@ -18,7 +18,8 @@ card as cut, warped, or warped and lightened, whichever deviates from the candid
 then compared with each candidate the coarse score leaves (``CANDIDATE``): per cell the squared distance,
 capped (a fingertip or a glare streak costs the cells it covers, never more). Then:
 
-- a tournament over the cells where each two candidates differ picks the nearest;
+- a tournament over the cells where each two candidates differ picks the nearest (a look-alike of the card
+  the query was warped onto winning, the card is warped onto the winner too, kept so if it then deviates less);
 - its **evidence** against every other candidate: over the cells where the two differ (weighted by how
   much), how much better the query correlates with it than with the other, 1 when it is exactly this
   card, -1 when it is exactly the other; a correlation, so that blur, dim light or a sleeve's haze, which
@@ -38,7 +39,8 @@ covers the family's common print, and a glare streak (light added along a straig
 The limits were set on rendered decks 101-103 (seeds 901-903); the 1.5 mm cells and ``QUERY_FIT_MAX`` on
 decks 301-304 (seed 3001); the streaks, the unexplained area for every card, ``EVIDENCE_MIN`` and all
 candidates compared on decks 601-604 (seed 9601); the alignment, the correlation and thin strokes for a card
-without look-alikes on decks 801-808 (seeds 9801-9802); figures on fresh decks in docs/cards.md.
+without look-alikes on decks 801-808 (seeds 9801-9802); the warp onto the winner on cut cards of decks
+601-608 and 701-711; figures on fresh decks in docs/cards.md.
 """
 
 from __future__ import annotations
