@@ -18,7 +18,8 @@ card as cut, warped, or warped and lightened, whichever deviates from the candid
 then compared with each candidate the coarse score leaves (``CANDIDATE``): per cell the squared distance,
 capped (a fingertip or a glare streak costs the cells it covers, never more). Then:
 
-- a tournament over the cells where each two candidates differ picks the nearest;
+- a tournament over the cells where each two candidates differ picks the nearest (a look-alike of the card
+  the query was warped onto winning, the card is warped onto the winner too, kept so if it then deviates less);
 - its **evidence** against every other candidate: over the cells where the two differ (weighted by how
   much), how much better the query correlates with it than with the other, 1 when it is exactly this
   card, -1 when it is exactly the other; a correlation, so that blur, dim light or a sleeve's haze, which
@@ -38,7 +39,8 @@ covers the family's common print, and a glare streak (light added along a straig
 The limits were set on rendered decks 101-103 (seeds 901-903); the 1.5 mm cells and ``QUERY_FIT_MAX`` on
 decks 301-304 (seed 3001); the streaks, the unexplained area for every card, ``EVIDENCE_MIN`` and all
 candidates compared on decks 601-604 (seed 9601); the alignment, the correlation and thin strokes for a card
-without look-alikes on decks 801-808 (seeds 9801-9802); figures on fresh decks in docs/cards.md.
+without look-alikes on decks 801-808 (seeds 9801-9802); the warp onto the winner on cut cards of decks
+601-608 and 701-711; figures on fresh decks in docs/cards.md.
 """
 
 from __future__ import annotations
@@ -48,8 +50,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.cards import features
-from vision.cards.glare import GLARE_LIT, deglared
+from vision.cards import features, glare
+from vision.cards.glare import GLARE_LIT
 
 TAU = 8.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
 LOOK_ALIKE = 0.75  # coarse score from which two enrolled cards are look-alikes (of one family)
@@ -96,7 +98,8 @@ class Teller:
         self._flat = [(f, (f * f).sum(axis=1)) for f in flats]
         self.grey = [_grey(card_photos[0]) for card_photos in photos]
         self.photo = [card_photos[0] for card_photos in photos]
-        self._memo: dict[tuple[int, int], int] = {}
+        self._glare_ref = [glare.reference(p) for p in self.photo]
+        self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         # A card's own cells: where it differs from every look-alike (its title, its numbers, its own art).
@@ -139,9 +142,8 @@ class Teller:
         """(rows, cols): the query's capped squared distance to card ``i`` (turned half a turn when
         ``half``) per cell, at its best photo and shift (the one nearest overall: |r|² - 2 r.q, one
         product for all), / TAU."""
-        if half:
-            query = query[::-1, ::-1]
-        d = np.minimum(((self.refs[i][self._nearest(query, i)] - query) ** 2).sum(axis=-1), TAU) / TAU
+        q = query[::-1, ::-1] if half else query
+        d = np.minimum(((self.refs[i][self._nearest(query, i, half)] - q) ** 2).sum(axis=-1), TAU) / TAU
         return d[::-1, ::-1] if half else d
 
     def _query(self, card: np.ndarray, i: int) -> np.ndarray:
@@ -153,15 +155,16 @@ class Teller:
         if warped is card:
             return plain
         options = [plain, features.fine(warped, self.grid)]
-        lifted = deglared(warped, self.photo[i])
+        lifted = glare.deglared(warped, self._glare_ref[i])
         if lifted is not None:
             options.append(features.fine(lifted, self.grid))
-        # Judged as the fit judges: by the cells that deviate (a fingertip's deviate either way), then overall.
-        far = []
-        for q in options:
-            d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
-            far.append((int((d > DEVIATES).sum()), float(d.sum())))
-        return options[min(range(len(options)), key=far.__getitem__)]
+        return min(options, key=lambda q: self._deviation(q, i))
+
+    def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
+        """How far the query ``q`` lies from card ``i``, as the fit judges it: the cells that deviate (a
+        fingertip's deviate either way), then the distance overall."""
+        d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
+        return int((d > DEVIATES).sum()), float(d.sum())
 
     def _aligned(self, card: np.ndarray, i: int) -> np.ndarray:
         """``card`` warped onto card ``i``'s first photo (an affine fit of their brightness, ECC)."""
@@ -180,13 +183,18 @@ class Teller:
         return cv2.warpAffine(card, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
 
-    def _nearest(self, query: np.ndarray, i: int) -> int:
-        """The photo and shift of card ``i`` nearest the query overall (kept for the query being judged)."""
-        key = (id(query), i)
-        if key not in self._memo:
+    def _nearest(self, query: np.ndarray, i: int, half: int = 0) -> int:
+        """The photo and shift of card ``i`` nearest the query (turned half a turn when ``half``) overall
+        (|r|² - 2 r.q), kept for the query being judged."""
+        key = (id(query), half)
+        entry = self._near.get(key)
+        if entry is None or entry[0] is not query:  # the entry keeps its query alive: its id is not reused
+            entry = self._near[key] = (query, (query[::-1, ::-1] if half else query).ravel(), {})
+        found = entry[2].get(i)
+        if found is None:
             flat, sq = self._flat[i]
-            self._memo[key] = int(np.argmin(sq - 2 * (flat @ query.ravel())))
-        return self._memo[key]
+            found = entry[2][i] = int(np.argmin(sq - 2 * (flat @ entry[1])))
+        return found
 
     def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray) -> tuple[int | None, float, float]:
         """(the nearest card, None when no card is near; its fit; its least evidence against another
@@ -198,28 +206,43 @@ class Teller:
         if not candidates:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
-        self._memo: dict[tuple[int, int], int] = {}
-        for i in candidates:
-            t = int(turns[i])
+        self._near = {}
+
+        def query_of(c: int) -> np.ndarray:
+            """The query under candidate ``c``'s turn, warped onto the nearest candidate with that turn: its
+            family shares the frame and layout, so one fit serves every candidate (the cut misses by a
+            millimetre or more, a bowed card's print is stretched, and a title's letters misfit by a cell
+            tell nothing). Made when first needed: only the candidate standing is compared in its turn."""
+            t = int(turns[c])
             if t not in queries:
-                # Warped onto the nearest card with this turn: its family shares the frame and layout, so
-                # one fit serves every candidate (the cut misses by a millimetre or more, a bowed card's
-                # print is stretched, and a title's letters misfit by a cell tell nothing).
-                queries[t] = self._query(_turned(card, t), i)
-        # A tournament over the cells where each two candidates differ: the nearer one stays.
-        best = candidates[0]
-        query = queries[int(turns[best])]  # in the frame of the best candidate's first photo
-        d_best = self.distance(query, best)
-        seen = self.seen(best, d_best, query)
-        for other in candidates[1:]:
-            if self.evidence(query, best, d_best, other, seen) < 0:
-                best = other
-                query = queries[int(turns[best])]
+                queries[t] = self._query(_turned(card, t), next(i for i in candidates if int(turns[i]) == t))
+            return queries[t]
+
+        # A tournament over the cells where each two candidates differ: the nearer one stays. The evidence of
+        # the one standing against every candidate at once, again only when another takes its place.
+        k, best = 0, candidates[0]
+        while True:
+            query = query_of(best)  # in the frame of the best candidate's first photo
+            d_best = self.distance(query, best)
+            seen = self.seen(best, d_best, query)
+            others = [c for c in candidates if c != best]
+            ev = self.evidence(query, best, others, seen)
+            beaten = [m for m in range(len(others)) if candidates.index(others[m]) > k and ev[m] < 0]
+            if not beaten:
+                break
+            best = others[beaten[0]]
+            k = candidates.index(best)
+        # The query was warped onto the nearest candidate of its turn; one of its look-alikes won: warped onto
+        # the winner itself, the card's own title and numbers may fit it better (whichever deviates less).
+        target = next(i for i in candidates if int(turns[i]) == int(turns[best]))
+        if target != best:
+            again = self._query(_turned(card, int(turns[best])), best)
+            if self._deviation(again, best) < self._deviation(query, best):
+                query = again
                 d_best = self.distance(query, best)
                 seen = self.seen(best, d_best, query)
-        least = min((self.evidence(query, best, d_best, other, seen) for other in candidates if other != best),
-                    default=1.0)
-        return best, self.fit(query, best, d_best, seen), least
+                ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
+        return best, self.fit(query, best, d_best, seen), float(ev.min()) if len(ev) else 1.0
 
     def seen(self, i: int, d: np.ndarray, query: np.ndarray) -> np.ndarray:
         """(rows, cols) 1 where the query (``d``: its distance map to card ``i``) shows its print, 0 where
@@ -264,30 +287,32 @@ class Teller:
         return ((np.bincount(lab, lit, n) >= GLARE_LIT * np.maximum(strong_n, 1)) & (strong_n > 0)
                 & (length >= GLARE_MM) & (length >= GLARE_ASPECT * width))
 
-    def evidence(self, query: np.ndarray, best: int, d_best: np.ndarray, other: int,
-                 seen: np.ndarray | None = None) -> float:
-        """How much nearer the query (in ``best``'s frame, ``d_best`` its distance map to it) lies to
-        ``best`` than to ``other`` over the cells where the two differ and that are ``seen``: 1 when it is
-        ``best`` exactly, -1 when it is ``other``; cells not seen count for neither (0), over the whole of
-        where the two differ; two enrolled cards that do not differ at all give -1 (they cannot be told)."""
-        w, half = self._align(best, other)
-        ws = w if seen is None else w * seen
-        # Over the whole of where the two differ: what is hidden speaks for neither, so a card half hidden
-        # has at most half the evidence (a card never enrolled hides its own print no better).
-        total = float((w * w).sum())
-        if total <= 1e-6:
-            return -1.0
+    def evidence(self, query: np.ndarray, best: int, others: Sequence[int],
+                 seen: np.ndarray | None = None) -> np.ndarray:
+        """(len(others),): how much nearer the query (in ``best``'s frame) lies to ``best`` than to each of
+        ``others`` over the cells where the two differ and that are ``seen``: 1 when it is ``best`` exactly,
+        -1 when it is the other; cells not seen count for neither (0), over the whole of where the two
+        differ; two enrolled cards that do not differ at all give -1 (they cannot be told)."""
+        if not others:
+            return np.zeros(0)
         a = self.refs[best][self._nearest(query, best)]
-        qo = query[::-1, ::-1] if half else query
-        b = self.refs[other][self._nearest(qo, other)]
-        b = b[::-1, ::-1] if half else b
+        w, b = [], []
+        for other in others:
+            w_other, half = self._align(best, other)
+            b_other = self.refs[other][self._nearest(query, other, half)]
+            w.append(w_other)
+            b.append(b_other[::-1, ::-1] if half else b_other)
+        w = np.array(w).reshape(len(others), -1)
+        ws = w if seen is None else w * seen.ravel()
         # Which of the two the query looks like where they differ, whatever its contrast there (blur, dim
         # light and a sleeve's haze lower it): the weighted correlation with each, 1 - corr(a, b) apart.
-        ab = _corr(a, b, ws)
-        if ab >= 1 - 1e-3:
-            return -1.0
-        part = float(ws.sum()) / float(w.sum())
-        return part * (_corr(query, a, ws) - _corr(query, b, ws)) / (1 - ab)
+        ab, qa, qb = _correlations(ws, query, a, np.array(b))
+        out = qa - qb
+        # Over the whole of where the two differ: what is hidden speaks for neither, so a card half hidden
+        # has at most half the evidence (a card never enrolled hides its own print no better).
+        out *= ws.sum(axis=1) / np.maximum(w.sum(axis=1), 1e-12) / np.maximum(1 - ab, 1e-3)
+        out[((w * w).sum(axis=1) <= 1e-6) | (ab >= 1 - 1e-3)] = -1.0
+        return out
 
     def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None) -> float:
         """How far the query (in card ``i``'s frame; ``d`` its distance map to ``i``) lies from card ``i``
@@ -350,16 +375,27 @@ def _at_edge(labels: np.ndarray, n: int) -> np.ndarray:
     return edge
 
 
-def _corr(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """The correlation of descriptors ``x`` and ``y`` (rows, cols, 3) over their cells weighted by ``w``."""
-    x, y, w = x.reshape(-1, 3), y.reshape(-1, 3), w.ravel()
-    sw = max(3 * float(w.sum()), 1e-6)
-    wx, wy = w @ x, w @ y
-    sx, sy = float(wx.sum()), float(wy.sum())
-    sxy = float((w @ (x * y)).sum()) - sx * sy / sw
-    sxx = float((w @ (x * x)).sum()) - sx * sx / sw
-    syy = float((w @ (y * y)).sum()) - sy * sy / sw
-    return sxy / max(float(np.sqrt(max(sxx, 0.0) * max(syy, 0.0))), 1e-6)
+def _correlations(w: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(k,) each: the correlations of descriptors ``a`` and each ``b``, ``q`` and ``a``, ``q`` and each ``b``
+    (``q``, ``a``: rows, cols, 3; ``b``: k, rows, cols, 3) over their cells weighted by each row of ``w``
+    (k, cells). All the weighted sums at once, a family of twenty look-alikes being twenty rows (einsum:
+    a BLAS matrix product would start threads that cost more than the sums)."""
+    k = len(w)
+    q, a, b = q.reshape(-1, 3), a.reshape(-1, 3), b.reshape(k, -1, 3)
+    total = np.maximum(3 * w.sum(axis=1, dtype=np.float64), 1e-6)
+    # What q and a share with every row: their sums per cell, weighted by each row (matrix-vector products).
+    s_q, s_a, s_qq, s_aa, s_qa = (np.asarray(w @ v, np.float64) for v in (
+        q.sum(axis=1), a.sum(axis=1), (q * q).sum(axis=1), (a * a).sum(axis=1), (q * a).sum(axis=1)))
+    wb = (w[:, :, None] * b).reshape(k, -1)
+    b, q, a = b.reshape(k, -1), q.ravel(), a.ravel()
+    s_b, s_bb = wb.sum(axis=1, dtype=np.float64), np.einsum("kn,kn->k", wb, b).astype(np.float64)
+    s_qb, s_ab = np.asarray(wb @ q, np.float64), np.asarray(wb @ a, np.float64)
+
+    def corr(s_x, s_y, s_xx, s_yy, s_xy):
+        xy, xx, yy = s_xy - s_x * s_y / total, s_xx - s_x * s_x / total, s_yy - s_y * s_y / total
+        return xy / np.maximum(np.sqrt(np.maximum(xx, 0.0) * np.maximum(yy, 0.0)), 1e-6)
+
+    return corr(s_a, s_b, s_aa, s_bb, s_ab), corr(s_q, s_a, s_qq, s_aa, s_qa), corr(s_q, s_b, s_qq, s_bb, s_qb)
 
 
 def _grey(card: np.ndarray) -> np.ndarray:
