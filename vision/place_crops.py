@@ -53,14 +53,14 @@ class PlaceCrops:
         # Each cell's four corners as positions in the integral image (one row longer and wider than it),
         # flat: a gather of whole rows of channels is what numpy does fastest.
         stride = w + 1
-        self._corners = [(y * stride + x).ravel() for y, x in ((yb, xb), (ya, xb), (yb, xa), (ya, xa))]
+        self._corners = np.concatenate([(y * stride + x).ravel() for y, x in ((yb, xb), (ya, xb), (yb, xa), (ya, xa))])
         self._shape = (n, SIZE, SIZE)
         self.board_lab = self._lab(self.cells(cv2.integral(board_image)))
 
     def cells(self, integral: np.ndarray) -> np.ndarray:
         """(slots, SIZE, SIZE, channels): the mean of each cell, from the image's ``cv2.integral``."""
         ii = integral.reshape(-1, 1 if integral.ndim == 2 else integral.shape[2])
-        a, b, c, d = (ii[k] for k in self._corners)
+        a, b, c, d = ii.take(self._corners, axis=0).reshape(4, len(self._area), -1)
         s = (a - b - c + d).astype(np.float32) / self._area
         return s.reshape(*self._shape, -1)
 
@@ -80,10 +80,10 @@ class PlaceCrops:
         out[..., 0:3] = lab / 100.0
         out[..., 3:6] = self.board_lab / 100.0
         out[..., 6:9] = change
+        weight = np.array([L_WEIGHT, 1.0, 1.0], np.float32)
+        weighted = lab * weight
         for k, piece in enumerate((first_lab, second_lab)):
-            piece = np.asarray(piece, np.float32)[:, None, None, :]
-            d = lab - piece
-            d[..., 0] *= L_WEIGHT
-            dist = np.sqrt((d ** 2).sum(axis=-1)) / DE_SCALE
+            d = weighted - (np.asarray(piece, np.float32) * weight)[:, None, None, :]
+            dist = np.sqrt(np.einsum("nijc,nijc->nij", d, d)) / DE_SCALE
             out[..., 9 + k] = np.where(np.isnan(dist), NO_PIECE, dist)
         return out
