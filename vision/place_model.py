@@ -128,7 +128,8 @@ class PlaceModel:
         h = (np.asarray(crops, np.float32) - self.crop_mean) / self.crop_scale
         for w, b in self.convs:
             n, side = h.shape[:2]  # (one 2-D product: a 4-D one is many small ones)
-            h = _pool(np.maximum(_conv3(h).reshape(n * side * side, -1) @ w + b, 0.0).reshape(n, side, side, -1))
+            h = _pool(np.maximum(_conv3(h).reshape(n * side * side, -1) @ w + b, 0.0)
+                      .reshape(n, side, side, -1))
         h = np.concatenate([h.reshape(len(h), -1), (np.asarray(x, np.float32) - self.mean) / self.scale], axis=1)
         for w, b in self.layers[:-1]:
             h = np.maximum(h @ w + b, 0.0)

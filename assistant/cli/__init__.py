@@ -16,6 +16,11 @@ import sys
 
 from assistant import __version__
 
+# Before numpy and OpenCV load their BLAS (OpenBLAS): it wakes a thread per core for the place model's small
+# products and leaves them spinning, which on a Pi takes cores from the camera and the page for nothing (the
+# reader is single-threaded by design). A user's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 PROG = "alchemy-table"
 
 
