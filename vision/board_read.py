@@ -274,8 +274,9 @@ class BoardReader:
         """What the place model decides from, for every slot: its measures, its picture, and the pieces it
         may hold nearest first."""
         x, ranked = self.place_features(self.measure(canonical, diff, cover))
-        nearest = [np.array([self._piece_labs[self._labels.index(r[k])] if len(r) > k else (np.nan,) * 3
-                             for r in ranked], np.float32).reshape(-1, 3) for k in range(2)]
+        lab_of = dict(zip(self._labels, self._piece_labs, strict=True))
+        nearest = [np.array([lab_of[r[k]] if len(r) > k else (np.nan,) * 3 for r in ranked], np.float32)
+                   .reshape(-1, 3) for k in range(2)]
         return x, self.crops.crops(canonical, diff, *nearest), ranked
 
     def place_features(self, m: PlaceMeasures) -> tuple[np.ndarray, list[list[str]]]:
