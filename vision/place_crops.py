@@ -20,13 +20,14 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
+from vision.board import Difference
 from vision.colour import bgr_to_lab
 
 SIZE = 8  # cells a side (16: as few wrong reads on development tables, a point fewer unread, four times the cost)
 EXTENT = 1.3  # the crop spans this many times the place's extent (a piece set down off its centre still shows)
 CHANNELS = 11
 NO_PIECE = 1.5  # the colour distance (in 50 ΔE) a cell shows for a piece the place cannot hold
-DE_SCALE = 50.0
+DE_SCALE = 50.0  # colour distances in units of this many ΔE (two pieces' colours lie tens apart)
 L_WEIGHT = 0.5  # lightness counts half: a piece's side and the light's level change it more than its hue
 
 
@@ -67,7 +68,8 @@ class PlaceCrops:
     def _lab(self, bgr: np.ndarray) -> np.ndarray:
         return bgr_to_lab(np.clip(bgr * (self.white_scale / 255.0), 0, 1)).astype(np.float32)
 
-    def crops(self, canonical: np.ndarray, diff, first_lab: np.ndarray, second_lab: np.ndarray) -> np.ndarray:
+    def crops(self, canonical: np.ndarray, diff: Difference, first_lab: np.ndarray, second_lab: np.ndarray
+              ) -> np.ndarray:
         """(slots, SIZE, SIZE, CHANNELS) float32. ``diff``: the frame's ``Difference`` from the enrolled board;
         ``first_lab``, ``second_lab``: (slots, 3) the Lab of the two pieces each place may hold nearest its lit
         top (NaN where it has no such piece)."""
