@@ -22,7 +22,7 @@ from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
 from vision import masks, place_model
 from vision.board import BoardComparison, Difference
-from vision.colour import bgr_to_lab, rgb_to_lab
+from vision.colour import L_WEIGHT, bgr_to_lab, rgb_to_lab
 from vision.geometry import COUNT_PX_PER_MM
 from vision.pieces import piece_shapes
 from vision.place_crops import PlaceCrops
@@ -33,7 +33,6 @@ REACH = 1.6  # a place owns pixels up to this many half-widths from its centre (
 INNER = 0.6  # the place's centre, in half-widths (a piece set down there is surely this place's)
 CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
 AREA_DE = 20.0  # a piece's area off by a factor e weighs as much as this many ΔE of colour
-L_WEIGHT = 0.5  # lightness counts half: the lit top's lightness is the least certain (light, angle)
 HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
 PILE_SHADOW_MM = 16.0  # a pile's shadow reaches this far beyond its tray (a cube's height, light at 45°)
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
@@ -84,6 +83,7 @@ class BoardReader:
         self._may_hold = np.array([[lb in self.layout.zone(z).labels for lb in self._labels]
                                    for z in self.slot_ids], bool).reshape(len(self.slot_ids), len(self._labels))
         self._showing = colour_distances(self._board_lab, self._piece_labs)
+        self._lab_of = dict(zip(self._labels, self._piece_labs, strict=True))
         self.crops = PlaceCrops(layout, self.slot_ids, g.px_per_mm, self.compare.image, self._white_scale)
         self._mm2_per_px = 1.0 / g.px_per_mm ** 2
         self._zone_cells = _zone_cells(layout, g)
@@ -274,8 +274,7 @@ class BoardReader:
         """What the place model decides from, for every slot: its measures, its picture, and the pieces it
         may hold nearest first."""
         x, ranked = self.place_features(self.measure(canonical, diff, cover))
-        lab_of = dict(zip(self._labels, self._piece_labs, strict=True))
-        nearest = [np.array([lab_of[r[k]] if len(r) > k else (np.nan,) * 3 for r in ranked], np.float32)
+        nearest = [np.array([self._lab_of[r[k]] if len(r) > k else (np.nan,) * 3 for r in ranked], np.float32)
                    .reshape(-1, 3) for k in range(2)]
         return x, self.crops.crops(canonical, diff, *nearest), ranked
 

@@ -13,6 +13,10 @@ import numpy as np
 
 from calibration.layout import Layout
 
+# In distances between colours, lightness counts half: a piece's lit top changes lightness with the light and
+# its angle (and a cell's with the piece's sides) more than hue.
+L_WEIGHT = 0.5
+
 
 def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
     """BGR in 0..1 (any shape ending in 3) -> Lab, same shape."""

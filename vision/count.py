@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -344,15 +345,24 @@ def _topness(v: np.ndarray, mine: np.ndarray) -> np.ndarray:
     return topness
 
 
+class LabelCount(NamedTuple):
+    """What ``count_pieces`` finds of one label in a tray's crop. Beside the count, the signs of a cube on
+    another (``vision.stacked``): the sides only with the camera's foot, the shares and shadows only where a
+    tray in doubt is asked."""
+    pieces: int  # counted one by one
+    estimate: float  # the lit tops' area, in pieces
+    centres: list[tuple[float, float]]  # each piece's centre (row, col) in the crop
+    sides: list[int]  # the side seen past each piece's top, towards the camera's foot
+    stray: float  # the largest part of a top left over
+    shares: list[float]  # the share of a top each piece shows
+    closest: float  # the two nearest pieces' distance, in top sides
+    shadows: object  # the shadows past them (``vision.stacked.shadows``), or None
+
+
 def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
-                 px_per_mm: float, foot: np.ndarray | None = None, signs: bool = False
-                 ) -> dict[str, tuple[int, float, list[tuple[float, float]], list[int]]]:
-    """Per label: (pieces counted one by one, the area estimate in pieces, each piece's centre (row, col) in
-    the crop, the length of the side seen past each piece's top towards ``foot``, the camera's foot in crop
-    px, the largest part of a top left over, the share of a top each piece shows, the two nearest pieces'
-    distance in top sides, the shadows past them) in a normalised crop: the signs of a cube on another
-    (``vision.stacked``), the sides measured only with ``foot``, the shares and shadows only with ``signs``
-    too (where a tray in doubt is asked)."""
+                 px_per_mm: float, foot: np.ndarray | None = None, signs: bool = False) -> dict[str, LabelCount]:
+    """Per label, what is found of it in a normalised crop (``foot``: the camera's foot in crop px; ``signs``:
+    the signs asked of a tray in doubt measured too)."""
     norm = cv2.GaussianBlur(norm, (0, 0), BLUR_SIGMA)
     codes, luma = table.take(classify.index(norm)), luma_of(norm)  # (once for all the zone's labels)
     out = {}
@@ -362,7 +372,7 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         piece_px = piece_area_px(model, label, px_per_mm)
         tops = _lit_tops(codes, luma, labels.index(label), model.prototypes_bgr[label], piece_px)
         if tops is None:
-            out[label] = (0, 0.0, [], [], 0.0, [], math.inf, None)
+            out[label] = LabelCount(0, 0.0, [], [], 0.0, [], math.inf, None)
             continue
         v, mine = tops
         topness = _topness(v, mine)
@@ -379,8 +389,9 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         asked = signs and foot is not None  # (the other signs of a cube on another: only where they are asked)
         shares = stacked.top_shares(topness, squares, side_px, piece_px) if asked else []
         shadows = stacked.shadows(luma, mine, centres, side) if asked else None
-        out[label] = (len(centres), float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
-                      centres, runs, stray, shares, stacked.closest(centres, side), shadows)
+        out[label] = LabelCount(len(centres),
+                                float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
+                                centres, runs, stray, shares, stacked.closest(centres, side), shadows)
     return out
 
 
@@ -391,20 +402,20 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
     ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``); ``signs``: the
     other signs of a cube on another measured too."""
     found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot, signs)
-    by_label = {label: n for label, (n, *_) in found.items()}
+    by_label = {label: f.pieces for label, f in found.items()}
     total = sum(by_label.values())
-    off = max((abs(n - u) for n, u, *_ in found.values()), default=0.0)
-    area = float(sum(u for _, u, *_ in found.values()))
+    off = max((abs(f.pieces - f.estimate) for f in found.values()), default=0.0)
+    area = float(sum(f.estimate for f in found.values()))
     allowed = max(DISAGREE, DISAGREE_SHARE * total)
     if off > allowed:
         return CountReading(None, 0.0, {}, area, reason=f"spread the {' and '.join(found) or 'pieces'} pile: its "
                                                         f"cubes cannot be told apart (one on another?)")
-    cubes = tuple((float(c), float(r)) for _, _, centres, *_ in found.values() for r, c in centres)
-    runs = tuple(r for _, _, _, label_runs, *_ in found.values() for r in label_runs)
-    stray = max((x[4] for x in found.values()), default=0.0)
-    shares = tuple(x for f in found.values() for x in f[5])
-    near = min((f[6] for f in found.values()), default=math.inf)
-    shadows = [f[7] for f in found.values() if f[7] is not None]  # (the first colour's: trays hold one)
+    cubes = tuple((float(c), float(r)) for f in found.values() for r, c in f.centres)
+    runs = tuple(r for f in found.values() for r in f.sides)
+    stray = max((f.stray for f in found.values()), default=0.0)
+    shares = tuple(x for f in found.values() for x in f.shares)
+    near = min((f.closest for f in found.values()), default=math.inf)
+    shadows = [f.shadows for f in found.values() if f.shadows is not None]  # (the first colour's: trays hold one)
     # (against the same allowance: a big pile at the edge of it is as sure as a small one at the edge of its own)
     return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area, cubes=cubes,
                         sides=runs, stray=stray, shares=shares, closest=near,

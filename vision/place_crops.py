@@ -21,14 +21,13 @@ import numpy as np
 
 from calibration.layout import Layout
 from vision.board import Difference
-from vision.colour import bgr_to_lab
+from vision.colour import L_WEIGHT, bgr_to_lab
 
 SIZE = 8  # cells a side (16: as few wrong reads on development tables, a point fewer unread, four times the cost)
 EXTENT = 1.3  # the crop spans this many times the place's extent (a piece set down off its centre still shows)
 CHANNELS = 11
 NO_PIECE = 1.5  # the colour distance (in 50 ΔE) a cell shows for a piece the place cannot hold
 DE_SCALE = 50.0  # colour distances in units of this many ΔE (two pieces' colours lie tens apart)
-L_WEIGHT = 0.5  # lightness counts half: a piece's side and the light's level change it more than its hue
 
 
 class PlaceCrops:
