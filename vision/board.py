@@ -29,6 +29,7 @@ from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration
 from vision.geometry import board_geometry, default_px_per_mm, grid_cell_means
 from vision.light_field import field_basis
+from vision.robust import channel_max
 
 BOARD_PX_PER_MM = 1.5  # the enrolled board's resolution, at most (a 14 mm gem is 21 px across)
 FIT_CELLS = 400  # grid cells the light surface is fitted on, at most
@@ -138,7 +139,7 @@ class BoardComparison:
         fit, used = self._fit(ratio, _thin(cells))
         # Empty places show the board too: those that agree with the surface join it (more of the board, where
         # the free background is only a margin).
-        resid = np.abs(ratio - self._basis32 @ fit.astype(np.float32)).max(axis=1)
+        resid = channel_max(np.abs(ratio - self._basis32 @ fit.astype(np.float32)))
         spread = _spread(resid[used])
         agree = np.flatnonzero((resid < FIT_SPREADS * spread) & self._unmarked)
         if len(agree) > len(used):
@@ -158,7 +159,7 @@ class BoardComparison:
             resid = y - A @ coef
             # Brightness and colour apart: a shadow is a brightness step, a hand a colour step.
             bright = resid.mean(axis=1)
-            chroma = np.abs(resid - bright[:, None]).max(axis=1)
+            chroma = channel_max(np.abs(resid - bright[:, None]))
             tol_b = FIT_SPREADS * max(FIT_MIN_SPREAD, _spread(bright[keep] - np.median(bright[keep])))
             tol_c = FIT_SPREADS * max(FIT_MIN_SPREAD / 2, _spread(chroma[keep]))
             kept = (np.abs(bright - np.median(bright[keep])) < tol_b) & (chroma < tol_c)
@@ -204,7 +205,8 @@ class BoardComparison:
         window = (self._local_px, self._local_px)
         weight = cv2.boxFilter(board_like, -1, window)
         local = cv2.boxFilter(cv2.multiply(bright, board_like), -1, window)
-        local = np.where(weight > 0.1, local / np.maximum(weight, 0.1), 0.0).astype(np.float32)
+        np.divide(local, np.maximum(weight, np.float32(0.1)), out=local)
+        local[weight <= 0.1] = 0.0
         # (A hot spot brightens the board a little; what is much brighter than the artwork under it over a wide
         # patch, a palm over dark print, is no light.)
         local = np.clip(local, np.log(DARKEST_SHADOW), np.log(HOT_SPOT), out=local)
@@ -243,7 +245,7 @@ def _consensus(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     At = Ap.transpose(0, 2, 1)
     coef = np.linalg.solve(At @ Ap + 1e-9 * np.eye(k), At @ yp)  # (tries, k, 3)
     resid = y[None] - A[None] @ coef  # (tries, n, 3)
-    agree = (np.abs(resid - np.median(resid, axis=1, keepdims=True)).max(axis=2)
+    agree = (channel_max(np.abs(resid - np.median(resid, axis=1, keepdims=True)))
              < FIT_SPREADS * FIT_MIN_SPREAD)
     counts = agree.sum(axis=1)
     best_n = int(counts.max())

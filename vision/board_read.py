@@ -28,6 +28,7 @@ from vision.pieces import piece_shapes
 from vision.place_crops import PlaceCrops
 from vision.place_model import PlaceMeasures
 from vision.reading import CountReading, Reading, ZoneReading
+from vision.robust import channel_mean
 
 REACH = 1.6  # a place owns pixels up to this many half-widths from its centre (nearest place first)
 INNER = 0.6  # the place's centre, in half-widths (a piece set down there is surely this place's)
@@ -228,7 +229,7 @@ class BoardReader:
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
-        level = inner_mean(diff.gain, lambda g: np.log(g).mean(axis=1))
+        level = inner_mean(diff.gain, lambda g: channel_mean(np.log(g)))
         return PlaceMeasures(rings[:, 0], rings[:, 1], rings[:, 2], core, chroma, lifted, chroma_in, lifted_in,
                              contrast_in, edges_in, edges, shade_in, dark, local, mean_lab, cover, level)
 

@@ -262,7 +262,7 @@ class Reader:
             paper = grey >= cut
             whites.append(cv2.mean(crop, paper.view(np.uint8))[:3])
             # (for the light's colour, the paper's pixels clipped in no channel)
-            unclipped = paper & (crop.max(axis=2) < WHITE_CLIPPED)
+            unclipped = paper & (robust.channel_max(crop) < WHITE_CLIPPED)
             if np.count_nonzero(unclipped) >= MIN_PAPER_SHARE * np.count_nonzero(paper):
                 tints.append(cv2.mean(crop, unclipped.view(np.uint8))[:3])
                 at.append(self._marker_basis[marker_id])
@@ -652,7 +652,7 @@ def light_tint(whites: list, at: list) -> np.ndarray | None:
     keep = np.ones(len(chroma), bool)
     while keep.sum() >= MIN_TINT_MARKERS:
         plane = np.linalg.lstsq(basis[keep], chroma[keep], rcond=None)[0]
-        off = np.abs(basis @ plane - chroma).max(axis=1)
+        off = robust.channel_max(np.abs(basis @ plane - chroma))
         worst = int(np.argmax(np.where(keep, off, -1)))
         if off[worst] <= TINT_NOISE:
             if 2 * np.abs(plane[1:]).sum(axis=0).max() < LIGHT_TINT_MIN:

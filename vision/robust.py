@@ -41,3 +41,15 @@ def centre_and_spread(a: np.ndarray) -> tuple[float, float]:
     the outliers (a hand, a shadow) do not widen."""
     centre = median(a)
     return centre, MAD_TO_SIGMA * median(np.abs(a - centre))
+
+
+def channel_max(a: np.ndarray) -> np.ndarray:
+    """``a.max(axis=-1)`` of an array whose last axis holds three channels: the same values. (numpy reduces a
+    3-long last axis element by element, some twenty times slower than two elementwise maxima.)"""
+    return np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2])
+
+
+def channel_mean(a: np.ndarray) -> np.ndarray:
+    """``a.mean(axis=-1)`` of an array whose last axis holds three channels: the same values (numpy adds them in
+    order and divides by three), without numpy's slow reduction over a short last axis."""
+    return (a[..., 0] + a[..., 1] + a[..., 2]) / a.dtype.type(3)

@@ -11,7 +11,7 @@ from vision import classify, count
 from vision.colour import bgr_to_lab
 from vision.geometry import RectMeans, grid_cell_means, rect_means
 from vision.light_field import FIELD_SLACK, LightField
-from vision.robust import lower_quartile, median
+from vision.robust import channel_max, channel_mean, lower_quartile, median
 
 
 def test_grid_cell_means_are_an_area_resize_to_the_grid():
@@ -227,3 +227,15 @@ def test_counting_a_tray_counts_what_the_plain_calls_count(rendered, monkeypatch
             mine = (codes < classify.HIGHLIGHT) & (codes // 16 == index)
             plain = _plain_relative_brightness(blurred.astype(np.float32) @ count.LUMA, mine, proto)
             assert tops is None or (np.array_equal(tops[0], plain) and np.array_equal(tops[1], mine))
+
+
+def test_channel_max_and_mean_are_numpys():
+    rng = np.random.default_rng(8)
+    for shape in ((1, 3), (997, 3), (60, 401, 3), (7, 5, 3)):
+        for dtype in (np.float32, np.float64):
+            a = (rng.standard_normal(shape) * 10).astype(dtype)
+            assert np.array_equal(channel_max(a), a.max(axis=-1))
+            assert np.array_equal(channel_mean(a), a.mean(axis=-1))
+            assert channel_mean(a).dtype == a.mean(axis=-1).dtype
+    crop = rng.integers(0, 256, (40, 50, 3), np.uint8)
+    assert np.array_equal(channel_max(crop), crop.max(axis=2))
