@@ -21,7 +21,7 @@ import numpy as np
 
 from calibration.layout import default_layouts, load_layout
 
-DEFAULT_TABLES = 90
+DEFAULT_TABLES = 180
 DEFAULT_FRAMES = 10
 DEFAULT_SEED = 9100
 
