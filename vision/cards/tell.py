@@ -50,7 +50,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.cards import features, glare
+from vision.cards import features, fineprint, glare
 from vision.cards.glare import GLARE_LIT
 
 TAU = 8.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
@@ -99,6 +99,8 @@ class Teller:
         self.grey = [_grey(card_photos[0]) for card_photos in photos]
         self.photo = [card_photos[0] for card_photos in photos]
         self._glare_ref = [glare.reference(p) for p in self.photo]
+        self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
+        self._images: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a query's descriptor -> the image it describes
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
@@ -152,13 +154,15 @@ class Teller:
         print (a warp pulled by a fingertip brings it no nearer; a band of light that is not glare neither)."""
         plain = features.fine(card, self.grid)
         warped = self._aligned(card, i)
-        if warped is card:
-            return plain
-        options = [plain, features.fine(warped, self.grid)]
-        lifted = glare.deglared(warped, self._glare_ref[i])
-        if lifted is not None:
-            options.append(features.fine(lifted, self.grid))
-        return min(options, key=lambda q: self._deviation(q, i))
+        options = [(plain, card)]
+        if warped is not card:
+            options.append((features.fine(warped, self.grid), warped))
+            lifted = glare.deglared(warped, self._glare_ref[i])
+            if lifted is not None:
+                options.append((features.fine(lifted, self.grid), lifted))
+        q, image = min(options, key=lambda o: self._deviation(o[0], i))
+        self._images[id(q)] = (q, image)  # the entry keeps its query alive: its id is not reused
+        return q
 
     def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
         """How far the query ``q`` lies from card ``i``, as the fit judges it: the cells that deviate (a
@@ -206,7 +210,7 @@ class Teller:
         if not candidates:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
-        self._near = {}
+        self._near, self._images = {}, {}
 
         def query_of(c: int) -> np.ndarray:
             """The query under candidate ``c``'s turn, warped onto the nearest candidate with that turn: its
@@ -242,7 +246,8 @@ class Teller:
                 d_best = self.distance(query, best)
                 seen = self.seen(best, d_best, query)
                 ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
-        return best, self.fit(query, best, d_best, seen), float(ev.min()) if len(ev) else 1.0
+        return best, self.fit(query, best, d_best, seen, self._images[id(query)][1]), \
+            float(ev.min()) if len(ev) else 1.0
 
     def seen(self, i: int, d: np.ndarray, query: np.ndarray) -> np.ndarray:
         """(rows, cols) 1 where the query (``d``: its distance map to card ``i``) shows its print, 0 where
@@ -314,15 +319,24 @@ class Teller:
         out[((w * w).sum(axis=1) <= 1e-6) | (ab >= 1 - 1e-3)] = -1.0
         return out
 
-    def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None) -> float:
+    def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None,
+            image: np.ndarray | None = None) -> float:
         """How far the query (in card ``i``'s frame; ``d`` its distance map to ``i``) lies from card ``i``
         where ``i``'s family differs, as a fraction of ``FIT_MAX``: the larger of its weighted mean distance
         over ``i``'s own cells (where ``i`` differs from every look-alike) and over the query's own cells
         (where the query differs from every look-alike of ``i``): a card of the family never enrolled has
         a title, numbers and art of its own, which ``i`` does not have. A card without look-alikes: the mean
-        over all its cells, against ``FIT_ALONE``."""
+        over all its cells, against ``FIT_ALONE``, and its fine print (``fineprint``) must be found again in
+        ``image`` (the query as its descriptor was made: warped onto ``i``, glare taken off) at the cut's
+        resolution, where a card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
-            return _alone(d) / FIT_ALONE
+            alone = _alone(d) / FIT_ALONE
+            if alone <= 1.0 and image is not None:
+                query_print = fineprint.detail(image, self.px_per_mm)
+                if min(fineprint.missing(ref, query_print, self.px_per_mm) for ref in self.prints[i]) \
+                        > fineprint.MISSING_MAX:
+                    return np.inf
+            return alone
         seen = np.ones(d.shape, np.float32) if seen is None else seen
         own = self.own[i]
         # What makes it this card must be seen, whatever lies over it: a stranger under a streak is no excuse.

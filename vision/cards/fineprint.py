@@ -1,0 +1,66 @@
+"""A card enrolled alone of its family: its fine print found again, block by block, at the cut's resolution.
+
+A card whose family the set holds no other card of has no look-alike to say where its family's cards differ.
+A card of that family never enrolled shares its frame, palette, bands, rules box and, in a family of one
+picture, its art; it differs in its title's letters, its numbers and a small mark, which the 1.5 mm cells
+of ``features.fine`` blur into the same texture (dev decks 601-608, 701-711: judged as if enrolled alone,
+8 % of the cards never enrolled passed the whole-face fit). At 0.5 mm pixels they differ: the card's
+brightness with its slow parts taken away (``DETAIL_MM``) is compared block by block (``BLOCK_MM``, half
+overlapping, each at its best shift of up to ``SHIFT_PX``), over the blocks where the card or the query
+has print; a card of the set correlates in all but a few (a fingertip, a glare spot), a stranger's title
+and numbers do not. Correlation, not distance: blur, dim light and a sleeve's haze lower the print's
+contrast, not its shape.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+DETAIL_MM = 1.5  # the print is what a blur of this much (sigma) takes away: letters, digits, edges
+BLOCK_MM = 6.0  # blocks of this side (a few letters of a title, a digit), half overlapping
+MARGIN_MM = 3.0  # the card's border and its cut edge left out
+SHIFT_PX = 1  # each block at its best shift of up to this (the warp onto the card leaves that much)
+PRINTED = 0.25  # a block has print where its energy reaches this fraction of the card's typical printed block
+CORRELATES = 0.4  # a block of print is found again when it correlates this much with the card's
+MISSING_MAX = 2  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
+
+
+def detail(card: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The card's print (BGR uint8, upright): its brightness minus its slow parts, float32."""
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return grey - cv2.GaussianBlur(grey, (0, 0), DETAIL_MM * px_per_mm)
+
+
+def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> int:
+    """How many blocks of print of ``ref`` or ``query`` (``detail`` of the card and of the query warped onto
+    it) are not found again in the other."""
+    if query.shape != ref.shape:
+        query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
+    h, w = ref.shape
+    b = max(4, round(BLOCK_MM * px_per_mm))
+    m = max(SHIFT_PX, round(MARGIN_MM * px_per_mm))
+    ys = np.arange(m, h - m - b + 1, b // 2)
+    xs = np.arange(m, w - m - b + 1, b // 2)
+    if not len(ys) or not len(xs):
+        return 0
+
+    def sums(img: np.ndarray) -> np.ndarray:
+        """The sums of ``img`` over every block (len(ys), len(xs)), from its integral image."""
+        s = cv2.integral(img, sdepth=cv2.CV_64F)
+        return s[ys[:, None] + b, xs + b] - s[ys[:, None], xs + b] - s[ys[:, None] + b, xs] + s[ys[:, None], xs]
+
+    aa = sums(ref * ref)
+    best = np.full(aa.shape, -1.0)
+    bb0 = None
+    for dy in range(-SHIFT_PX, SHIFT_PX + 1):
+        for dx in range(-SHIFT_PX, SHIFT_PX + 1):
+            moved = np.roll(query, (-dy, -dx), axis=(0, 1))  # the margin keeps the wrapped rows out of the blocks
+            bb = sums(moved * moved)
+            if dy == dx == 0:
+                bb0 = bb
+            best = np.maximum(best, sums(ref * moved) / np.sqrt(aa * bb + 1e-6))
+    energy = np.maximum(aa, bb0)
+    typical = float(np.median(energy[energy >= np.median(energy)]))
+    printed = energy >= PRINTED * typical
+    return int((printed & (best < CORRELATES)).sum())
