@@ -32,9 +32,10 @@ def detail(card: np.ndarray, px_per_mm: float) -> np.ndarray:
     return grey - cv2.GaussianBlur(grey, (0, 0), DETAIL_MM * px_per_mm)
 
 
-def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> int:
+def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
     """How many blocks of print of ``ref`` or ``query`` (``detail`` of the card and of the query warped onto
-    it) are not found again in the other."""
+    it) are not found again in the other; only blocks that reach into ``where`` (a mask of any size over the
+    card, resized to it) when given."""
     if query.shape != ref.shape:
         query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
     h, w = ref.shape
@@ -63,4 +64,7 @@ def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> int:
     energy = np.maximum(aa, bb0)
     typical = float(np.median(energy[energy >= np.median(energy)]))
     printed = energy >= PRINTED * typical
+    if where is not None:
+        mask = cv2.resize(where.astype(np.float32), (w, h), interpolation=cv2.INTER_NEAREST)
+        printed &= sums(mask) > 0
     return int((printed & (best < CORRELATES)).sum())

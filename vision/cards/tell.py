@@ -331,12 +331,7 @@ class Teller:
         resolution, where a card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
             alone = _alone(d) / FIT_ALONE
-            if alone <= 1.0 and image is not None:
-                query_print = fineprint.detail(image, self.px_per_mm)
-                if min(fineprint.missing(ref, query_print, self.px_per_mm) for ref in self.prints[i]) \
-                        > fineprint.MISSING_MAX:
-                    return np.inf
-            return alone
+            return np.inf if alone <= 1.0 and image is not None and not self._print_found(image, i) else alone
         seen = np.ones(d.shape, np.float32) if seen is None else seen
         own = self.own[i]
         # What makes it this card must be seen, whatever lies over it: a stranger under a streak is no excuse.
@@ -349,7 +344,17 @@ class Teller:
         # deviates by noise, blur and a millimetre of misfit (measured on dev decks: at most 38 mm²).
         if _unexplained(d, seen) > UNEXPLAINED_MM2:
             return np.inf
+        # Its own cells' print at the cut's resolution: a stranger's title letters and digits blur alike in cells.
+        if image is not None and not self._print_found(image, i, own >= 0.5):
+            return np.inf
         return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+
+    def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None = None) -> bool:
+        """Whether the query ``image`` (in card ``i``'s frame) shows ``i``'s fine print again (``fineprint``),
+        over its whole face or the blocks reaching into ``where``, as one of ``i``'s photos shows it."""
+        query = fineprint.detail(image, self.px_per_mm)
+        return min(fineprint.missing(ref, query, self.px_per_mm, where) for ref in self.prints[i]) \
+            <= fineprint.MISSING_MAX
 
 
 def _alone(d: np.ndarray) -> float:
