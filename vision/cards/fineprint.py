@@ -32,10 +32,10 @@ def detail(card: np.ndarray, px_per_mm: float) -> np.ndarray:
     return grey - cv2.GaussianBlur(grey, (0, 0), DETAIL_MM * px_per_mm)
 
 
-def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
-    """How many blocks of print of ``ref`` or ``query`` (``detail`` of the card and of the query warped onto
-    it) are not found again in the other; only blocks that reach into ``where`` (a mask of any size over the
-    card, resized to it) when given."""
+def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per block of the card (half overlapping ``BLOCK_MM``, inside ``MARGIN_MM``): whether ``ref`` or
+    ``query`` (``detail`` of the card and of the query warped onto it) has print there, and whether the
+    two correlate there (``CORRELATES``, at the best shift of up to ``SHIFT_PX``). Two boolean grids."""
     if query.shape != ref.shape:
         query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
     h, w = ref.shape
@@ -44,7 +44,7 @@ def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndar
     ys = np.arange(m, h - m - b + 1, b // 2)
     xs = np.arange(m, w - m - b + 1, b // 2)
     if not len(ys) or not len(xs):
-        return 0
+        return np.zeros((0, 0), bool), np.zeros((0, 0), bool)
 
     def sums(img: np.ndarray) -> np.ndarray:
         """The sums of ``img`` over every block (len(ys), len(xs)), from its integral image."""
@@ -53,7 +53,7 @@ def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndar
 
     aa = sums(ref * ref)
     best = np.full(aa.shape, -1.0)
-    bb0 = None
+    bb0 = aa
     for dy in range(-SHIFT_PX, SHIFT_PX + 1):
         for dx in range(-SHIFT_PX, SHIFT_PX + 1):
             moved = np.roll(query, (-dy, -dx), axis=(0, 1))  # the margin keeps the wrapped rows out of the blocks
@@ -63,8 +63,12 @@ def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndar
             best = np.maximum(best, sums(ref * moved) / np.sqrt(aa * bb + 1e-6))
     energy = np.maximum(aa, bb0)
     typical = float(np.median(energy[energy >= np.median(energy)]))
-    printed = energy >= PRINTED * typical
-    if where is not None:
-        mask = cv2.resize(where.astype(np.float32), (w, h), interpolation=cv2.INTER_NEAREST)
-        printed &= sums(mask) > 0
-    return int((printed & (best < CORRELATES)).sum())
+    return energy >= PRINTED * typical, best >= CORRELATES
+
+
+def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
+    """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
+    blocks) when given."""
+    printed, found = blocks(ref, query, px_per_mm)
+    lost = printed & ~found
+    return int((lost if where is None else lost & where).sum())

@@ -101,6 +101,7 @@ class Teller:
         self._glare_ref = [glare.reference(p) for p in self.photo]
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
         self._images: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a query's descriptor -> the image it describes
+        self._own_print: dict[int, np.ndarray] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
@@ -344,14 +345,28 @@ class Teller:
         # deviates by noise, blur and a millimetre of misfit (measured on dev decks: at most 38 mm²).
         if _unexplained(d, seen) > UNEXPLAINED_MM2:
             return np.inf
-        # Its own cells' print at the cut's resolution: a stranger's title letters and digits blur alike in cells.
-        if image is not None and not self._print_found(image, i, own >= 0.5):
+        # Its own print at the cut's resolution: a stranger's title letters and digits blur alike in cells.
+        if image is not None and not self._print_found(image, i, self._own_blocks(i)):
             return np.inf
         return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
 
+    def _own_blocks(self, i: int) -> np.ndarray:
+        """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
+        title's letters, its numbers, its own mark and art, at the cut's resolution (each look-alike's photo
+        warped onto ``i``'s first, as a query is). Learnt from the set when first needed."""
+        if i not in self._own_print:
+            own = None
+            for j in self.look_alikes[i]:
+                photo = self.photo[j][::-1, ::-1] if self._align(i, j)[1] else self.photo[j]
+                printed, found = fineprint.blocks(self.prints[i][0], fineprint.detail(self._aligned(photo, i),
+                                                                                      self.px_per_mm), self.px_per_mm)
+                own = printed & ~found if own is None else own & ~found
+            self._own_print[i] = own
+        return self._own_print[i]
+
     def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None = None) -> bool:
         """Whether the query ``image`` (in card ``i``'s frame) shows ``i``'s fine print again (``fineprint``),
-        over its whole face or the blocks reaching into ``where``, as one of ``i``'s photos shows it."""
+        over its whole face or the blocks in ``where``, as one of ``i``'s photos shows it."""
         query = fineprint.detail(image, self.px_per_mm)
         return min(fineprint.missing(ref, query, self.px_per_mm, where) for ref in self.prints[i]) \
             <= fineprint.MISSING_MAX
