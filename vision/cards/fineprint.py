@@ -23,7 +23,7 @@ MARGIN_MM = 3.0  # the card's border and its cut edge left out
 SHIFT_PX = 1  # each block at its best shift of up to this (the warp onto the card leaves that much)
 PRINTED = 0.25  # a block has print where its energy reaches this fraction of the card's typical printed block
 CORRELATES = 0.4  # a block of print is found again when it correlates this much with the card's
-MISSING_MAX = 2  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
+MISSING_MAX = 3  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
 
 
 def detail(card: np.ndarray, px_per_mm: float) -> np.ndarray:
@@ -32,24 +32,41 @@ def detail(card: np.ndarray, px_per_mm: float) -> np.ndarray:
     return grey - cv2.GaussianBlur(grey, (0, 0), DETAIL_MM * px_per_mm)
 
 
+def _grid(shape: tuple[int, int], px_per_mm: float) -> tuple[int, np.ndarray, np.ndarray]:
+    """The block side and the blocks' top rows and left columns (px) on a card image of ``shape``."""
+    h, w = shape
+    b = max(4, round(BLOCK_MM * px_per_mm))
+    m = max(SHIFT_PX, round(MARGIN_MM * px_per_mm))
+    return b, np.arange(m, h - m - b + 1, b // 2), np.arange(m, w - m - b + 1, b // 2)
+
+
+def _sums(img: np.ndarray, b: int, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The sums of ``img`` over every block (len(ys), len(xs)), from its integral image."""
+    s = cv2.integral(img, sdepth=cv2.CV_64F)
+    return s[ys[:, None] + b, xs + b] - s[ys[:, None], xs + b] - s[ys[:, None] + b, xs] + s[ys[:, None], xs]
+
+
+def inside(mask: np.ndarray, shape: tuple[int, int], px_per_mm: float) -> np.ndarray:
+    """The blocks (as ``blocks`` grids them on a card image of ``shape``) wholly inside ``mask`` (a boolean
+    grid of any size over the card: the cells where nothing lies over it)."""
+    b, ys, xs = _grid(shape, px_per_mm)
+    px = cv2.resize(mask.astype(np.uint8), (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST)
+    # And a block's width from what lies over the card: a fingertip's shadow and soft edge reach beyond the
+    # cells it sets apart.
+    px = cv2.erode(px, np.ones((b, b), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=1)
+    return _sums(px.astype(np.float32), b, ys, xs) >= b * b - 0.5
+
+
 def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
     """Per block of the card (half overlapping ``BLOCK_MM``, inside ``MARGIN_MM``): whether ``ref`` or
     ``query`` (``detail`` of the card and of the query warped onto it) has print there, and whether the
     two correlate there (``CORRELATES``, at the best shift of up to ``SHIFT_PX``). Two boolean grids."""
     if query.shape != ref.shape:
         query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
-    h, w = ref.shape
-    b = max(4, round(BLOCK_MM * px_per_mm))
-    m = max(SHIFT_PX, round(MARGIN_MM * px_per_mm))
-    ys = np.arange(m, h - m - b + 1, b // 2)
-    xs = np.arange(m, w - m - b + 1, b // 2)
-    if not len(ys) or not len(xs):
-        return np.zeros((0, 0), bool), np.zeros((0, 0), bool)
+    b, ys, xs = _grid(ref.shape, px_per_mm)
 
     def sums(img: np.ndarray) -> np.ndarray:
-        """The sums of ``img`` over every block (len(ys), len(xs)), from its integral image."""
-        s = cv2.integral(img, sdepth=cv2.CV_64F)
-        return s[ys[:, None] + b, xs + b] - s[ys[:, None], xs + b] - s[ys[:, None] + b, xs] + s[ys[:, None], xs]
+        return _sums(img, b, ys, xs)
 
     aa = sums(ref * ref)
     best = np.full(aa.shape, -1.0)

@@ -332,7 +332,9 @@ class Teller:
         resolution, where a card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
             alone = _alone(d) / FIT_ALONE
-            return np.inf if alone <= 1.0 and image is not None and not self._print_found(image, i) else alone
+            if alone <= 1.0 and image is not None and not self._print_found(image, i, None, _edge_seen(d)):
+                return np.inf
+            return alone
         seen = np.ones(d.shape, np.float32) if seen is None else seen
         own = self.own[i]
         # What makes it this card must be seen, whatever lies over it: a stranger under a streak is no excuse.
@@ -346,7 +348,7 @@ class Teller:
         if _unexplained(d, seen) > UNEXPLAINED_MM2:
             return np.inf
         # Its own print at the cut's resolution: a stranger's title letters and digits blur alike in cells.
-        if image is not None and not self._print_found(image, i, self._own_blocks(i)):
+        if image is not None and not self._print_found(image, i, self._own_blocks(i), seen.astype(bool)):
             return np.inf
         return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
 
@@ -364,11 +366,15 @@ class Teller:
             self._own_print[i] = own
         return self._own_print[i]
 
-    def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None = None) -> bool:
+    def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None, seen: np.ndarray) -> bool:
         """Whether the query ``image`` (in card ``i``'s frame) shows ``i``'s fine print again (``fineprint``),
-        over its whole face or the blocks in ``where``, as one of ``i``'s photos shows it."""
+        over its whole face or the blocks in ``where``, as one of ``i``'s photos shows it; blocks not wholly
+        ``seen`` (cells: nothing lies over them) are left out, as a fingertip hides a card's print."""
         query = fineprint.detail(image, self.px_per_mm)
-        return min(fineprint.missing(ref, query, self.px_per_mm, where) for ref in self.prints[i]) \
+        within = fineprint.inside(seen, image.shape[:2], self.px_per_mm)
+        if where is not None:
+            within &= where
+        return min(fineprint.missing(ref, query, self.px_per_mm, within) for ref in self.prints[i]) \
             <= fineprint.MISSING_MAX
 
 
@@ -377,15 +383,21 @@ def _alone(d: np.ndarray) -> float:
     over its cells but those of deviating patches that reach its edge (a fingertip, a hand come from outside
     the card; a card of its family never enrolled differs inside it: its art, title and numbers); 1 (as far
     as can be) when such patches hide more than ``EDGE_HIDDEN`` of it."""
-    n, labels = cv2.connectedComponents((d > DEVIATES / 2).view(np.uint8), connectivity=8)
-    edge = _at_edge(labels, n)
-    edge[0] = False
-    seen = ~edge[labels]
+    seen = _edge_seen(d)
     if seen.mean() < 1 - EDGE_HIDDEN:
         return 1.0
     if _unexplained(d, seen) > UNEXPLAINED_MM2:
         return np.inf
     return float(d[seen].mean())
+
+
+def _edge_seen(d: np.ndarray) -> np.ndarray:
+    """(rows, cols) True but in the deviating patches (from card ``d``'s distance map) that reach the card's
+    edge: a fingertip, a hand come from outside the card."""
+    n, labels = cv2.connectedComponents((d > DEVIATES / 2).view(np.uint8), connectivity=8)
+    edge = _at_edge(labels, n)
+    edge[0] = False
+    return ~edge[labels]
 
 
 def _unexplained(d: np.ndarray, seen: np.ndarray) -> float:
