@@ -1,17 +1,17 @@
-"""A card enrolled alone of its family: its fine print found again, block by block, at the cut's resolution.
+"""A card's fine print found again, block by block, at the cut's resolution (0.5 mm pixels).
 
-A card whose family the set holds no other card of has no look-alike to say where its family's cards differ.
-A card of that family never enrolled shares its frame, palette, bands, rules box and, in a family of one
-picture, its art; it differs in its title's letters, its numbers and a small mark, which the 1.5 mm cells
-of ``features.fine`` blur into the same texture (dev decks 601-608, 701-711: judged as if enrolled alone,
-8 % of the cards never enrolled passed the whole-face fit). At 0.5 mm pixels they differ: the card's
-brightness with its slow parts taken away (``DETAIL_MM``) is compared block by block (``BLOCK_MM``, half
-overlapping, each at its best shift of up to ``SHIFT_PX``), over the blocks where the card or the query
-has print; a card of the set correlates in all but a few (a fingertip, a glare spot), a stranger's title
-and numbers do not. Correlation, not distance: blur, dim light and a sleeve's haze lower the print's
-contrast, not its shape.
+A card of a family never enrolled shares its frame, palette, bands, rules box and, in a family of one
+picture, its art with the enrolled cards of its family; it differs in its title's letters, its numbers and
+a small mark, which the 1.5 mm cells of ``features.fine`` blur into the same texture (dev decks 601-608,
+701-711, every card judged as if enrolled alone: 8 % of the cards never enrolled passed the whole-face
+fit). At 0.5 mm pixels they differ: the card's brightness with its slow parts taken away (``DETAIL_MM``) is
+compared block by block (``BLOCK_MM``, half overlapping, each at its best shift of up to ``SHIFT_PX``) over
+the blocks where the card or the query has print; a card of the set correlates in all but a few (noise in
+dim light, a glare spot), a stranger's title and numbers do not. Correlation, not distance: blur, dim
+light and a sleeve's haze lower the print's contrast, not its shape. A card enrolled alone of its family
+is held to all its print (nothing says where its family's cards differ); a card with look-alikes to the
+blocks of its print that none of them shows (``tell.Teller._own_blocks``).
 """
-
 from __future__ import annotations
 
 import cv2

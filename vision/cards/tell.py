@@ -30,7 +30,9 @@ capped (a fingertip or a glare streak costs the cells it covers, never more). Th
   own. A card without look-alikes: the mean over its whole face. Either way, the query may deviate from
   the card over at most ``UNEXPLAINED_MM2`` where nothing lies over it (``_unexplained``, thin strokes
   included); a card enrolled alone of its family is no exception, as a card of that family never enrolled
-  shares all but its own title, numbers and art with it.
+  shares all but its own title, numbers and art with it. And its fine print must be found again at the
+  cut's resolution (``fineprint``: all of it for a card without look-alikes, the blocks of it none of its
+  look-alikes shows for the others), where a stranger's title letters and digits differ.
 
 The card is named when its coarse score reaches ``store.ACCEPT``, its fit is within the limits
 (``FIT_MAX``, ``QUERY_FIT_MAX``, ``FIT_ALONE``) and its evidence against each other candidate is at least
@@ -327,9 +329,10 @@ class Teller:
         over ``i``'s own cells (where ``i`` differs from every look-alike) and over the query's own cells
         (where the query differs from every look-alike of ``i``): a card of the family never enrolled has
         a title, numbers and art of its own, which ``i`` does not have. A card without look-alikes: the mean
-        over all its cells, against ``FIT_ALONE``, and its fine print (``fineprint``) must be found again in
-        ``image`` (the query as its descriptor was made: warped onto ``i``, glare taken off) at the cut's
-        resolution, where a card of its family never enrolled shows its own title and numbers."""
+        over all its cells, against ``FIT_ALONE``. Either way its fine print (``fineprint``: all of it for a
+        card without look-alikes, else the blocks none of them shows) must be found again in ``image`` (the
+        query as its descriptor was made: warped onto ``i``, glare taken off) at the cut's resolution, where a
+        card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
             alone = _alone(d) / FIT_ALONE
             if alone <= 1.0 and image is not None and not self._print_found(image, i, None, _edge_seen(d)):
