@@ -69,15 +69,15 @@ def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.nda
         return _sums(img, b, ys, xs)
 
     aa = sums(ref * ref)
+    qq = cv2.integral(query * query, sdepth=cv2.CV_64F)
     best = np.full(aa.shape, -1.0)
-    bb0 = aa
     for dy in range(-SHIFT_PX, SHIFT_PX + 1):
         for dx in range(-SHIFT_PX, SHIFT_PX + 1):
+            y, x = ys[:, None] + dy, xs + dx  # the query's block moved by (dy, dx): inside the margin
+            bb = qq[y + b, x + b] - qq[y, x + b] - qq[y + b, x] + qq[y, x]
             moved = np.roll(query, (-dy, -dx), axis=(0, 1))  # the margin keeps the wrapped rows out of the blocks
-            bb = sums(moved * moved)
-            if dy == dx == 0:
-                bb0 = bb
             best = np.maximum(best, sums(ref * moved) / np.sqrt(aa * bb + 1e-6))
+    bb0 = qq[ys[:, None] + b, xs + b] - qq[ys[:, None], xs + b] - qq[ys[:, None] + b, xs] + qq[ys[:, None], xs]
     energy = np.maximum(aa, bb0)
     typical = float(np.median(energy[energy >= np.median(energy)]))
     return energy >= PRINTED * typical, best >= CORRELATES

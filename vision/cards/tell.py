@@ -358,15 +358,17 @@ class Teller:
     def _own_blocks(self, i: int) -> np.ndarray:
         """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
         title's letters, its numbers, its own mark and art, at the cut's resolution (each look-alike's photo
-        warped onto ``i``'s first, as a query is). Learnt from the set when first needed."""
-        if i not in self._own_print:
-            own = None
-            for j in self.look_alikes[i]:
-                photo = self.photo[j][::-1, ::-1] if self._align(i, j)[1] else self.photo[j]
-                printed, found = fineprint.blocks(self.prints[i][0], fineprint.detail(self._aligned(photo, i),
-                                                                                      self.px_per_mm), self.px_per_mm)
-                own = printed & ~found if own is None else own & ~found
-            self._own_print[i] = own
+        warped onto ``i``'s first, as a query is). Learnt for every card of the set on its first reading (a
+        few seconds for twenty look-alikes: a set's first frame is its loading), not at each enrolment."""
+        if not self._own_print:
+            for c in range(len(self.names)):
+                own = None
+                for j in self.look_alikes[c]:
+                    photo = self.photo[j][::-1, ::-1] if self._align(c, j)[1] else self.photo[j]
+                    printed, found = fineprint.blocks(self.prints[c][0], fineprint.detail(
+                        self._aligned(photo, c), self.px_per_mm), self.px_per_mm)
+                    own = printed & ~found if own is None else own & ~found
+                self._own_print[c] = own
         return self._own_print[i]
 
     def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None, seen: np.ndarray) -> bool:
