@@ -42,8 +42,13 @@ def _grid(shape: tuple[int, int], px_per_mm: float) -> tuple[int, np.ndarray, np
 
 def _sums(img: np.ndarray, b: int, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     """The sums of ``img`` over every block (len(ys), len(xs)), from its integral image."""
-    s = cv2.integral(img, sdepth=cv2.CV_64F)
-    return s[ys[:, None] + b, xs + b] - s[ys[:, None], xs + b] - s[ys[:, None] + b, xs] + s[ys[:, None], xs]
+    return _block_sums(cv2.integral(img, sdepth=cv2.CV_64F), b, ys, xs)
+
+
+def _block_sums(s: np.ndarray, b: int, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The sums over the blocks of side ``b`` at rows ``ys`` and columns ``xs`` from an integral image."""
+    y, x = ys[:, None], xs[None, :]
+    return s[y + b, x + b] - s[y, x + b] - s[y + b, x] + s[y, x]
 
 
 def inside(mask: np.ndarray, shape: tuple[int, int], px_per_mm: float) -> np.ndarray:
@@ -73,12 +78,10 @@ def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.nda
     best = np.full(aa.shape, -1.0)
     for dy in range(-SHIFT_PX, SHIFT_PX + 1):
         for dx in range(-SHIFT_PX, SHIFT_PX + 1):
-            y, x = ys[:, None] + dy, xs + dx  # the query's block moved by (dy, dx): inside the margin
-            bb = qq[y + b, x + b] - qq[y, x + b] - qq[y + b, x] + qq[y, x]
+            bb = _block_sums(qq, b, ys + dy, xs + dx)  # the query's block moved by (dy, dx): inside the margin
             moved = np.roll(query, (-dy, -dx), axis=(0, 1))  # the margin keeps the wrapped rows out of the blocks
             best = np.maximum(best, sums(ref * moved) / np.sqrt(aa * bb + 1e-6))
-    bb0 = qq[ys[:, None] + b, xs + b] - qq[ys[:, None], xs + b] - qq[ys[:, None] + b, xs] + qq[ys[:, None], xs]
-    energy = np.maximum(aa, bb0)
+    energy = np.maximum(aa, _block_sums(qq, b, ys, xs))
     typical = float(np.median(energy[energy >= np.median(energy)]))
     return energy >= PRINTED * typical, best >= CORRELATES
 
