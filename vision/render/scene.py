@@ -366,11 +366,18 @@ def draw_hand(canvas: Canvas, hand: Hand, skin: list[np.ndarray], sleeve: list[n
         mask = np.zeros((canvas.h, canvas.w), np.uint8)
         for poly in polys:
             cv2.fillPoly(mask, [canvas.px(poly)], 255, cv2.LINE_AA, SHIFT)
+        # Worked out over the arm's bounding box only, with a pixel of bare canvas around it (so the distance
+        # to the outline is the same as over the whole canvas): elsewhere alpha is 0 and nothing changes.
+        x, y, w, h = cv2.boundingRect(mask)
+        if not w:
+            continue
+        box = np.s_[max(0, y - 1):y + h + 1, max(0, x - 1):x + w + 1]
+        mask, image = mask[box], canvas.image[box]
         inside = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3) / canvas.s
         shade = 0.62 + 0.38 * np.clip(inside / 9.0, 0, 1)
         alpha = (mask.astype(np.float32) / 255.0)[..., None]
         colour = np.array(rgb_to_bgr01(rgb), np.float32) * shade[..., None]
-        canvas.image[:] = canvas.image * (1 - alpha) + colour * alpha
+        image[:] = image * (1 - alpha) + colour * alpha
 
 
 def light(canvas: Canvas, layout: Layout, lighting: Lighting) -> None:
