@@ -74,7 +74,10 @@ def label_table(prototypes_lab: np.ndarray, allowed: np.ndarray, foreign_de: flo
 def prototype_distances(prototypes_lab: np.ndarray) -> np.ndarray:
     """(N, L, S): the ΔE of every colour level from every shade of every label of ``prototypes_lab``."""
     _, lab = _centre_lab()
-    return np.sqrt(((lab[:, None, None, :] - prototypes_lab[None]) ** 2).sum(-1))
+    # Channel by channel, added in the order a sum over the last axis adds them (the same floats), without
+    # the (N, L, S, 3) array in between: several times faster.
+    d = [(lab[:, None, None, k] - prototypes_lab[None, ..., k]) ** 2 for k in range(3)]
+    return np.sqrt(d[0] + d[1] + d[2])
 
 
 def label_tables(prototypes_lab: np.ndarray, allowed: np.ndarray, foreign_des: tuple[float | None, ...],
