@@ -82,11 +82,13 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
     for z in slots:
         left, top, right, bottom = z.bounds
         inset = min(SLOT_INSET_MM, 0.1 * min(z.size))
-        xs = np.linspace(left + inset, right - inset, k + 1)
-        ys = np.linspace(top + inset, bottom - inset, k + 1)
-        for r in range(k):
-            for c in range(k):
-                slot_rects.append(px_rect(xs[c], ys[r], xs[c + 1], ys[r + 1]))
+        # px_rect of each of the k x k cells, row by row, in numpy (the same roundings: half to even)
+        xs = np.round(np.linspace(left + inset, right - inset, k + 1) * s).astype(np.int64)
+        ys = np.round(np.linspace(top + inset, bottom - inset, k + 1) * s).astype(np.int64)
+        x0, y0 = np.minimum(np.maximum(xs[:-1], 0), W - 1), np.minimum(np.maximum(ys[:-1], 0), H - 1)
+        x1, y1 = np.minimum(np.maximum(xs[:-1] + 1, xs[1:]), W), np.minimum(np.maximum(ys[:-1] + 1, ys[1:]), H)
+        rows_of, cols_of = np.repeat(np.arange(k), k), np.tile(np.arange(k), k)
+        slot_rects.append(np.stack([x0[cols_of], y0[rows_of], x1[cols_of], y1[rows_of]], 1))
     counts = [z for z in layout.zones if z.kind == "count"]
     # Piles lean outwards (the camera sees tall tops displaced away from it, up to a centimetre near the
     # board's edge): read a count zone with a margin on each side, half the gap to the nearest zone or
@@ -115,11 +117,9 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
     cell_px = max(3, round(max(GRID_MIN_MM, math.sqrt(layout.size[0] * layout.size[1] / GRID_CELLS)) * s))
     cols, rows = max(1, W // cell_px), max(1, H // cell_px)
     gx = gy = g = cell_px / s
-    grid_rects, centres = [], []
-    for r in range(rows):
-        for c in range(cols):
-            grid_rects.append([c * cell_px, r * cell_px, (c + 1) * cell_px, (r + 1) * cell_px])
-            centres.append(((c + 0.5) * gx, (r + 0.5) * gy))
+    r, c = (a.ravel() for a in np.mgrid[0:rows, 0:cols])  # (row by row, as the cells are numbered)
+    grid_rects = np.stack([c * cell_px, r * cell_px, (c + 1) * cell_px, (r + 1) * cell_px], 1).astype(np.int32)
+    centres = np.stack([(c + 0.5) * gx, (r + 0.5) * gy], 1)
     background = np.ones((rows, cols), bool)
     marker = np.zeros((rows, cols), bool)
 
@@ -151,10 +151,11 @@ def board_geometry(layout: Layout, px_per_mm: float | None = None) -> BoardGeome
             r0, r1 = int(z.center[1] // gy), int(z.center[1] // gy) + 1
         zone_grid[z.id] = (max(0, r0), max(0, c0), min(rows, r1), min(cols, c1))
     return BoardGeometry(
-        s, (W, H), tuple(z.id for z in slots), np.array(slot_rects, np.int32).reshape(-1, 4),
+        s, (W, H), tuple(z.id for z in slots),
+        (np.concatenate(slot_rects) if slot_rects else np.zeros((0, 4))).astype(np.int32),
         np.array([z.center for z in slots], float).reshape(-1, 2), tuple(z.id for z in counts),
         np.array(count_rects, np.int32).reshape(-1, 4), np.array([z.center for z in counts], float).reshape(-1, 2),
-        float(g), cell_px, (rows, cols), np.array(grid_rects, np.int32), np.array(centres, float), background, marker,
+        float(g), cell_px, (rows, cols), grid_rects, centres, background, marker,
         zone_grid, k, marker_grid, tuple(count_rects_mm))
 
 

@@ -104,17 +104,21 @@ class Reader:
         # Per set of labels zones allow: which of the reader's labels it allows (the board always).
         allowed = [np.array([label in labels or label == "empty" for label in self.labels]) for labels in sets]
         no_table = np.zeros((0, classify.LEVELS ** 3), np.uint8)
-        self.tables = np.stack([classify.label_table(self.prototypes, a) for a in allowed]) if sets else no_table
+        # (the colours' distances from the labels found once, and each set's nearest labels once for its three
+        # tables: the reader's costliest set-up)
+        distances = classify.prototype_distances(self.prototypes) if sets else None
+        tables = [classify.label_tables(self.prototypes, a, (classify.FOREIGN_DE, EXPLAIN_DE, None), distances)
+                  for a in allowed]
+        self.tables = np.stack([t[0] for t in tables]) if sets else no_table
         self.slots = SlotReader(layout, g, self.labels, self.prototypes, self.tables, zone_set[:len(g.slot_ids)])
         self._slot_means = RectMeans(g.slot_rects, g.size_px)
         self._count_set = zone_set[len(g.slot_ids):]
         self._count_labels = [layout.zone(zid).labels for zid in g.count_ids]  # (Layout.zone is a search)
         # Counting takes every colour's nearest label or the board (vision/count.py says why).
-        self.count_tables = {k: classify.nearest_table(self.prototypes, allowed[k]) for k in set(self._count_set)}
+        self.count_tables = {k: tables[k][2] for k in set(self._count_set)}
         # A grid cell inside a zone whose colour is one of that zone's pieces is "explained": a hand found
         # nearby does not grow over it (the piece stays readable).
-        self._explain = np.stack([classify.label_table(self.prototypes, a, EXPLAIN_DE) for a in allowed]
-                                 ) if sets else no_table
+        self._explain = np.stack([t[1] for t in tables]) if sets else no_table
         rows, cols = g.grid_shape
         self._cell_set = np.full((rows, cols), -1, np.int64)
         for zid, k in zip((*g.slot_ids, *g.count_ids), zone_set, strict=True):

@@ -30,9 +30,13 @@ ORDERS = ("RGB", "RBG", "GRB", "GBR", "BRG", "BGR")
 
 
 def check_colour(colour: Sequence[int]) -> Colour:
-    if len(colour) != 3 or not all(isinstance(c, int) and 0 <= c <= 255 for c in colour):
-        raise BadSetting(f"a colour is three integers 0..255, not {tuple(colour)!r}")
-    return (colour[0], colour[1], colour[2])
+    # (spelt out, not a generator over the channels: the live loop checks every pixel of every frame)
+    if len(colour) == 3:
+        r, g, b = colour
+        if (isinstance(r, int) and isinstance(g, int) and isinstance(b, int)
+                and 0 <= r <= 255 and 0 <= g <= 255 and 0 <= b <= 255):
+            return (r, g, b)
+    raise BadSetting(f"a colour is three integers 0..255, not {tuple(colour)!r}")
 
 
 class Strip(ABC):

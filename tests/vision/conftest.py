@@ -41,14 +41,18 @@ def rendered():
 def replayed():
     """(layout name, lighting, generator state) -> (layout, frame, truth): a frame of an evaluation set
     (``render --set``) rendered again from the random generator's PCG64 state at it, given as (state, inc,
-    has_uint32, uinteger)."""
+    has_uint32, uinteger), cached for the session."""
+    cache = {}
 
     def get(name: str, light: str, state: tuple[int, int, int, int]):
-        rng = np.random.default_rng()
-        s, inc, has_uint32, uinteger = state
-        rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": s, "inc": inc},
-                                   "has_uint32": has_uint32, "uinteger": uinteger}
-        layout = load_layout(name)
-        return (layout, *set_frame(layout, light, rng))
+        key = (name, light, tuple(state))
+        if key not in cache:
+            rng = np.random.default_rng()
+            s, inc, has_uint32, uinteger = state
+            rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": s, "inc": inc},
+                                       "has_uint32": has_uint32, "uinteger": uinteger}
+            layout = load_layout(name)
+            cache[key] = (layout, *set_frame(layout, light, rng))
+        return cache[key]
 
     return get

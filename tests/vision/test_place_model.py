@@ -12,6 +12,18 @@ from vision.place_model import PlaceModel
 from vision.train_places import examples
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """PyTorch trains these tiny sets on one thread: its pool of two spins on batches of 16 to 30 places and
+    runs several times slower on a shared two-core machine (4.6 s against 29 s for the train-reader test's)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
     """Two small rendered Chaudron tables (seed 4402: drawn for this test)."""

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-LIVE = Path(__file__).parent.parent / "live"
 SETUPS = {"chaudron": {"players": 2},
           "alchimiste": {"players": [{"name": "Abigail", "seal": "red"}, {"name": "Merlin", "seal": "white"}]}}
 BOARD_SEED = 4301  # the illustrated board of the wizard's test (any seed: the test checks the wizard, not the reader)
@@ -140,26 +139,20 @@ def recorded(rendered):
     return frames, boards, commands_beside(rendered.folder)
 
 
+def frames_folder(request) -> Path:
+    """pytest's cache folder for rendered frames kept between runs; a temporary one where the cache is off
+    (``-p no:cacheprovider``)."""
+    cache = getattr(request.config, "cache", None)
+    if cache is not None:
+        return cache.mkdir("web-frames")
+    return request.getfixturevalue("tmp_path_factory").mktemp("web-frames")
+
+
 @pytest.fixture(scope="session")
-def recorded_frames(request):
-    """``recorded_frames(game)`` -> (session, Rendered): the live tests' short session of ``game`` (Alchemists:
-    a test, a sale chosen with the buttons, the sale; Alchimiste: two creations, an illegal potion taken back),
-    rendered once into pytest's cache folder and reused while its script and renderer stay the same."""
-    import importlib.util
-
-    from assistant.sessions import parse_session
-    from assistant.sessions.render import render_session
-
-    spec = importlib.util.spec_from_file_location("live_conftest", LIVE / "conftest.py")
-    live = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(live)
-
-    def get(game: str):
-        session = parse_session(live.short_session(game), f"short {game}")
-        folder = request.config.cache.mkdir("web-frames") / game
-        return session, render_session(session, folder, workers=2)
-
-    return get
+def recorded_frames(short_frames):
+    """``recorded_frames(game)`` -> (session, Rendered): the live tests' short session of ``game``, rendered once
+    for the whole run (tests/conftest.py)."""
+    return short_frames
 
 
 @pytest.fixture(scope="session")
@@ -201,7 +194,7 @@ def calibration_frames(request):
     from calibration.layout import load_layout
     from vision.render.dataset import calibration_frame
 
-    folder = request.config.cache.mkdir("web-frames")
+    folder = frames_folder(request)
 
     def get(name: str):
         path = folder / f"calibration-{name}.png"
@@ -247,7 +240,7 @@ def board_frames(request):
     from vision.render.state import calibration_state
     from vision.render.table import random_table, table_frame
 
-    folder = request.config.cache.mkdir("web-frames")
+    folder = frames_folder(request)
     paths = [folder / f"board-{what}.png" for what in ("empty", "set-out")]
     frames = [cv2.imread(str(p)) if p.exists() else None for p in paths]
     if any(f is None for f in frames):
@@ -287,7 +280,7 @@ def hand_photo(request):
     from calibration.layout import load_layout
     from vision.render import Conditions, Hand, render_frame
 
-    path = request.config.cache.mkdir("web-frames") / "referee-hand.png"
+    path = frames_folder(request) / "referee-hand.png"
     if not path.exists():
         layout = load_layout("alchimiste")
         state = {"counts": {f"reserve-{c}": {c: n} for c, n in RESERVE.items()}}

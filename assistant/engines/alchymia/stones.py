@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 
 class AlchymiaError(ValueError):
@@ -217,6 +218,11 @@ class Board:
 
     def rotations(self) -> tuple[Board, ...]:
         """The distinct boards obtained by turning this one (1, 2 or 4 of them)."""
+        return self._rotations
+
+    @cached_property
+    def _rotations(self) -> tuple[Board, ...]:
+        # (kept: a crystal card's structure is matched against every board after every power use)
         seen: list[Board] = []
         for k in range(4):
             turned = self.rotated(k)
