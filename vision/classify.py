@@ -64,13 +64,6 @@ def to_uint8(bgr01: np.ndarray, in_place: bool = False) -> np.ndarray:
     return np.clip(level, 0, 255, out=level).astype(np.uint8)
 
 
-def label_table(prototypes_lab: np.ndarray, allowed: np.ndarray, foreign_de: float | None = FOREIGN_DE
-                ) -> np.ndarray:
-    """``prototypes_lab`` (L, S, 3); ``allowed`` (L,) bool -> uint8 table of codes. With ``foreign_de``
-    None every colour takes its nearest label (``nearest_table``)."""
-    return label_tables(prototypes_lab, allowed, (foreign_de,))[0]
-
-
 def prototype_distances(prototypes_lab: np.ndarray) -> np.ndarray:
     """(N, L, S): the ΔE of every colour level from every shade of every label of ``prototypes_lab``."""
     _, lab = _centre_lab()
@@ -82,8 +75,11 @@ def prototype_distances(prototypes_lab: np.ndarray) -> np.ndarray:
 
 def label_tables(prototypes_lab: np.ndarray, allowed: np.ndarray, foreign_des: tuple[float | None, ...],
                  distances: np.ndarray | None = None) -> list[np.ndarray]:
-    """``label_table`` at each of ``foreign_des``, the nearest labels found once (most of a table's cost);
-    ``distances``: ``prototype_distances(prototypes_lab)`` if already known (a reader's label sets share it)."""
+    """``prototypes_lab`` (L, S, 3); ``allowed`` (L,) bool -> a uint8 table of codes for each of ``foreign_des``,
+    the nearest labels found once (most of a table's cost). At ``None`` every colour takes its nearest label,
+    however far: for counting, where a zone holds only its labels and the board, and dim light scatters a
+    piece's pixels far from its colour (still nearer it than the board). ``distances``:
+    ``prototype_distances(prototypes_lab)`` if already known (a reader's label sets share it)."""
     _, lab = _centre_lab()
     protos = prototypes_lab[allowed]  # (A, S, 3)
     ids = np.flatnonzero(allowed)
@@ -102,13 +98,6 @@ def label_tables(prototypes_lab: np.ndarray, allowed: np.ndarray, foreign_des: t
             code[(best_d > foreign_de) & highlight] = HIGHLIGHT
         tables.append(code)
     return tables
-
-
-def nearest_table(prototypes_lab: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """Like ``label_table``, but every colour takes its nearest label, however far: for counting, where
-    a zone holds only its labels and the board, and dim light scatters a piece's pixels far from its
-    colour (still nearer it than the board)."""
-    return label_table(prototypes_lab, allowed, None)
 
 
 def brightness(bgr01: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:

@@ -398,7 +398,8 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
 def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
                px_per_mm: float, foot: np.ndarray | None = None, signs: bool = False):
     """The reading of one count zone from its normalised crop (uint8 BGR at ``px_per_mm``); ``table``:
-    the nearest label (or the board) of every colour, with no "none of them" (``classify.nearest_table``);
+    the nearest label (or the board) of every colour, with no "none of them" (``classify.label_tables`` at
+    ``None``);
     ``foot``: the camera's foot in crop px, to measure the cubes' sides (``vision.stacked``); ``signs``: the
     other signs of a cube on another measured too."""
     found = count_pieces(norm, zone_labels, model, labels, table, px_per_mm, foot, signs)

@@ -149,24 +149,17 @@ def frames_folder(request) -> Path:
 
 
 @pytest.fixture(scope="session")
-def recorded_frames(short_frames):
-    """``recorded_frames(game)`` -> (session, Rendered): the live tests' short session of ``game``, rendered once
-    for the whole run (tests/conftest.py)."""
-    return short_frames
-
-
-@pytest.fixture(scope="session")
-def alchemists_frames(recorded_frames):
-    return recorded_frames("alchemists")
+def alchemists_frames(short_frames):
+    return short_frames("alchemists")
 
 
 @pytest.fixture
-def recorded_table(recorded_frames, tmp_path):
+def recorded_table(short_frames, tmp_path):
     """``recorded_table(game)``: a table over that game's short recorded session."""
     made: list[Table] = []
 
     def make(game: str) -> Table:
-        session, rendered = recorded_frames(game)
+        session, rendered = short_frames(game)  # (tests/conftest.py: rendered once for the run)
         frames, boards, commands = recorded(rendered)
         made.append(Table(game, frames, boards, session.setup, tmp_path / game, commands))
         return made[-1]
