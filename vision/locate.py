@@ -16,6 +16,9 @@ when a lens lets one homography fit them all within ``MAX_RESIDUAL_PX``. With on
 the coefficient would rest on the markers' own shapes, too noisy to help; zones inside the markers' hull
 are then placed well by the homography alone.
 
+A marker a dozen pixels wide (a small board far off and askew, a wide lens) can escape the detector over
+the whole frame; where the markers found put it, it is looked for again, enlarged (``look_closer``).
+
 The only state is the ``Locator``, which the caller holds: it caches the homography, re-checks it
 cheaply (the marker patterns are sampled where they should be) every ``recheck_every`` frames or when
 asked, and finds the board again by full detection when the check fails (a bumped board).
@@ -41,6 +44,7 @@ RADIAL_MIN_MARKERS = 5  # four corner markers leave it to the markers' shapes: t
 # frame's corners by more than -0.4 in these units; the renderer's cameras span -0.77 to 0.26 (364 tables).
 RADIAL_RANGE = (-0.8, 0.3)
 RADIAL_STEP = 0.05  # the coarse search's step, before the golden refinement within one step either side
+CLOSE_SIDES_PX = (48.0, 72.0, 96.0)  # a missing marker smaller than the first is looked for again, enlarged
 
 
 @functools.cache
@@ -60,6 +64,64 @@ def detect_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
     if ids is None:
         return {}
     return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners, strict=True)}
+
+
+def look_closer(frame: np.ndarray, layout: Layout, detections: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """``detections`` and the layout's markers they missed but that show when looked at closer. Where the
+    markers found put each missing one, its neighbourhood is enlarged to ``CLOSE_SIDES_PX`` a marker side, as
+    it is and with its contrast stretched, and searched for that marker alone. A marker a dozen pixels wide (a
+    small board far from the camera, seen askew) has modules of two pixels, and a dim one a few dozen grey
+    levels: too little for the detector's thresholds over the whole frame, and which enlargement shows it best
+    depends on how its modules fall on the pixels."""
+    known = {m.id: m for m in layout.markers}
+    used = [i for i in detections if i in known]
+    missing = [m for m in layout.markers if m.id not in detections]
+    if len(used) < MIN_MARKERS or not missing:
+        return detections
+    board = np.array([known[i].corners() for i in used], np.float64).reshape(-1, 2)
+    H, _ = cv2.findHomography(board, np.concatenate([detections[i] for i in used]), cv2.RANSAC, RANSAC_PX)
+    if H is None:
+        return detections
+    g = grey(frame)
+    h_img, w_img = g.shape
+    out = dict(detections)
+    for m in missing:
+        pts = cv2.perspectiveTransform(np.array(m.corners(), np.float64).reshape(-1, 1, 2), H).reshape(-1, 2)
+        side = float(np.mean(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
+        if not np.isfinite(side) or side <= 0 or side >= CLOSE_SIDES_PX[0]:
+            continue  # seen at full size and still not found: hidden, not small
+        # two sides around it: its white margin, and the lens bends it away from where a plain homography says
+        x0, y0 = np.floor(pts.min(axis=0) - 2 * side).astype(int)
+        x1, y1 = np.ceil(pts.max(axis=0) + 2 * side).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w_img), min(y1, h_img)
+        if x1 - x0 < side or y1 - y0 < side:
+            continue  # outside the frame
+        for target in CLOSE_SIDES_PX:
+            scale = target / side
+            near = cv2.resize(g[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+            seen = _closer_look(near, m.id)
+            if seen is None:
+                seen = _closer_look(cv2.normalize(near, None, 0, 255, cv2.NORM_MINMAX), m.id)
+            if seen is not None:
+                out[m.id] = (seen + 0.5) / scale - 0.5 + (x0, y0)
+                break
+    return out
+
+
+@functools.cache
+def _close_detector() -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.perspectiveRemovePixelPerCell = 8  # an enlarged marker's modules are read from more of their pixels
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(ARUCO_DICT), params)
+
+
+def _closer_look(image: np.ndarray, marker_id: int) -> np.ndarray | None:
+    corners, ids, _ = _close_detector().detectMarkers(image)
+    for i, c in zip(() if ids is None else ids.ravel(), corners, strict=True):
+        if int(i) == marker_id:
+            return c.reshape(4, 2).astype(np.float64)
+    return None
 
 
 @dataclass(frozen=True)
@@ -260,14 +322,15 @@ class Locator:
                 self._held = 0
                 return self._from_cache(cached)
         self._since_check = 0
-        found = fit_homography(self.layout, detect_markers(frame), self.lens, (frame.shape[1], frame.shape[0]))
+        detections = look_closer(frame, self.layout, detect_markers(frame))
+        found = fit_homography(self.layout, detections, self.lens, (frame.shape[1], frame.shape[0]))
         if found.found:
             self._held = 0
             if found.lens is not self.lens and cached is not None and cached.found and cached.lens is not None \
                     and len(found.markers) < len(cached.markers):
                 # Fewer markers than before (a hand over some): the lens has not changed, keep the better
                 # estimate of it.
-                refit = fit_homography(self.layout, detect_markers(frame), cached.lens)
+                refit = fit_homography(self.layout, detections, cached.lens)
                 if refit.found:
                     found = refit
             self.location = found
