@@ -21,14 +21,14 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
 from vision import masks, place_model
-from vision.board import BoardComparison, Difference
+from vision.board import FIT_MIN_SPREAD, NOISE_SPREADS, BoardComparison, Difference
 from vision.colour import L_WEIGHT, bgr_to_lab, rgb_to_lab
 from vision.geometry import COUNT_PX_PER_MM
 from vision.pieces import piece_shapes
 from vision.place_crops import PlaceCrops
 from vision.place_model import PlaceMeasures
 from vision.reading import CountReading, Reading, ZoneReading
-from vision.robust import channel_mean
+from vision.robust import centre_and_spread, channel_mean
 
 REACH = 1.6  # a place owns pixels up to this many half-widths from its centre (nearest place first)
 INNER = 0.6  # the place's centre, in half-widths (a piece set down there is surely this place's)
@@ -40,6 +40,7 @@ HAND_MIN_MM2 = 1500.0  # an arm covers more than this
 HAND_FREE_MM2 = 200.0  # and this much of it lies outside every place
 HAND_DARK = 0.7  # a cell this much darker than the board next to a hand may be the hand (or its shadow)
 HAND_REACH_MM = 40.0  # how far from what was seen of the hand it may be
+HAND_LENGTH_MM = 200.0  # a hand, wrist to fingertips (an adult's is 170-200 mm)
 HAND_MARGIN_MM = 8.0  # a hand hovers: the places beside what is seen of it wait too (and a finger's edge)
 HAND_GAP_MM = 28.0  # a gap this wide in the hand's mask (a place between fingers, at the board's edge) is under it
 HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two places
@@ -105,6 +106,7 @@ class BoardReader:
         self._cell_mm2 = g.grid_mm ** 2
         self._hand_gap = max(3, round(HAND_GAP_MM / g.grid_mm) | 1)
         self._hand_reach = max(1, round(HAND_REACH_MM / g.grid_mm))
+        self._hand_length = max(1, round(HAND_LENGTH_MM / g.grid_mm))
         self._hand_margin = 2 * round(HAND_MARGIN_MM / g.grid_mm) + 1
         # The widest a piece's blob may be, in grid cells (its side, turned, leaning, and a cell either side).
         widest = max((max(sh.size) for sh in piece_shapes(layout).values() if sh.kind != "card"), default=30.0)
@@ -158,13 +160,27 @@ class BoardReader:
                 continue
             hand |= blob
         if hand.any():
+            rows, cols = cells.shape
+            square = np.ones((3, 3), np.uint8)
+            light = cv2.resize(diff.brightness[:rows * self.geometry.grid_px, :cols * self.geometry.grid_px],
+                               (cols, rows), interpolation=cv2.INTER_AREA)
+            # A pale hand over a pale board in its own light's colour differs from it only by being brighter than
+            # the light (it is nearer the lamp, its sides catch it): a patch of the board's colour the light
+            # cannot explain. From the arm, the mask grows over cells brighter than the free board's brightest
+            # (its noise spread), as far as a hand is long: the hand at the arm's end.
+            free = self._outside_zones & ~hand
+            if free.any():
+                level, spread = centre_and_spread(light[free].astype(np.float64))
+                lit = light > level + NOISE_SPREADS * max(FIT_MIN_SPREAD, spread)
+                for _ in range(self._hand_length):
+                    grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & lit
+                    if np.array_equal(grown | hand, hand):
+                        break
+                    hand = hand | grown
             # A hand over artwork of its own hue looks like a shadow of it (darker, the same colour): the mask
             # grows over cells darker than the board beside it, as far as a hand reaches. A place in the hand's
             # shadow then waits too, rather than a place under the hand being read.
-            rows, cols = cells.shape
-            dark = (cv2.resize(diff.brightness[:rows * self.geometry.grid_px, :cols * self.geometry.grid_px],
-                               (cols, rows), interpolation=cv2.INTER_AREA) < np.log(HAND_DARK)) | (cells > 0)
-            square = np.ones((3, 3), np.uint8)
+            dark = (light < np.log(HAND_DARK)) | (cells > 0)
             for _ in range(self._hand_reach):
                 grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & dark
                 if np.array_equal(grown | hand, hand):

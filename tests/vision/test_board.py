@@ -161,3 +161,31 @@ def test_a_trays_own_print_is_never_counted_as_cubes(tmp_path):
         reader.locator.invalidate()
         counts = {zid: c.count for zid, c in reader.read(frame).counts.items()}
         assert set(counts.values()) <= {0, None}, (light, counts)
+
+
+def test_a_pale_hand_over_a_pale_board_in_dim_light_is_not_read_through(tmp_path):
+    """Table 18 of `render --layout alchimiste,alchymia,chaudron --set S --tables 24 --frames-per-table 8 --seed
+    9500 --blur`, its frame f003: a pale hand (skin 225, 194, 167) from the top edge over the cream board in dim
+    light, its colour the board's in that light, only brighter. Only the sleeve differed from the board: the
+    places under the palm and fingers read `empty` at 0.99 and more (9 of them). From the arm, the hand's mask
+    now grows over what is brighter than the light can make the board; one place under a fingertip beyond it
+    still reads `empty`."""
+    layout = load_layout("alchimiste")
+    rng = np.random.default_rng([9500, 18])
+    table = random_table(layout, rng, "plain")
+
+    def at(state):
+        rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state[0], "inc": state[1]},
+                                   "has_uint32": state[2], "uinteger": state[3]}
+
+    at((194934614275011860025933632069914169864, 153149504345023648298778067984562051823, 1, 2090311323))
+    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+    calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
+    at((9786507196827626830379132401136931516, 153149504345023648298778067984562051823, 0, 14100759))
+    frame, truth = table_frame(table, layout, rng, "dim", hand=True)
+    under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
+    assert len(under) == 15 and tuple(truth["conditions"]["hand_mm"]["skin"]) == (225, 194, 167)
+    reading = Reader(layout, _calibrated(layout, empty, calibration, tmp_path / "cal.json")).read(frame)
+    confident = [(zid, reading.zones[zid]) for zid in under
+                 if reading.zones[zid].label != "unknown" and reading.zones[zid].confidence >= 0.5]
+    assert len(confident) <= 1, confident

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from calibration.layout import Layout
-from vision.render import Conditions, Pose, calibration_state, empty_state, random_state, render_frame
+from vision.render import Conditions, Hand, Pose, calibration_state, empty_state, random_state, render_frame
 from vision.render.artwork import BOARD_KINDS, Artwork, random_artwork
 from vision.render.components import PieceSet, random_piece_set
 from vision.render.variation import ALL_LIGHTINGS, varied_hand, varied_lighting
@@ -83,16 +83,17 @@ def _stacked(layout: Layout, state: dict, rng: np.random.Generator) -> tuple[tup
 
 
 def table_frame(table: Table, layout: Layout, rng: np.random.Generator, lighting: str,
-                state: dict | None = None, hand: bool = False, foreign: bool = False,
+                state: dict | None = None, hand: bool | Hand = False, foreign: bool = False,
                 motion_blur_px: float = 0.0, defocus_px: float = 0.0) -> tuple[np.ndarray, dict]:
-    """One frame at ``table`` (a random state unless ``state`` is given) and its truth."""
+    """One frame at ``table`` (a random state unless ``state`` is given) and its truth; ``hand``: a random arm
+    over the board, or this one."""
     if state is None:
         state = random_state(layout, rng, fill=float(rng.uniform(0.2, 0.8)))
     slots = [z.id for z in layout.zones if z.kind == "slot"]
     dim = lighting == "dim"
     conditions = Conditions(
         pose=table.pose, lighting=varied_lighting(lighting, layout, rng),
-        hand=varied_hand(layout, rng) if hand else None, table_rgb=table.table_rgb,
+        hand=hand if isinstance(hand, Hand) else varied_hand(layout, rng) if hand else None, table_rgb=table.table_rgb,
         noise=float(rng.uniform(2.5, 6.0) if dim else rng.uniform(1.0, 4.0)), blur=float(rng.uniform(0, 0.8)),
         jpeg_quality=int(rng.integers(60, 96)), vignette=float(rng.uniform(0, 0.3)),
         specular=float(rng.uniform(0.1, 0.8)),
