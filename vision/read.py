@@ -355,10 +355,12 @@ class Reader:
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
                        canonical if keep_canonical else None, hands)
 
-    def tray_gains(self, canonical: np.ndarray, location: Location) -> np.ndarray:
-        """Per count zone, the gains that show the board around it in its nominal colour (as ``read_at``)."""
-        integral = cv2.integral(canonical)
-        grid_means = grid_cell_means(integral, self.geometry.grid_px, self.geometry.grid_shape)
+    def tray_gains(self, canonical: np.ndarray, location: Location, grid_means: np.ndarray | None = None
+                   ) -> np.ndarray:
+        """Per count zone, the gains that show the board around it in its nominal colour (as ``read_at``).
+        ``grid_means``: ``canonical``'s grid cell means, when already known."""
+        if grid_means is None:
+            grid_means = grid_cell_means(cv2.integral(canonical), self.geometry.grid_px, self.geometry.grid_shape)
         ref = self.model.background_bgr * 255.0
         field = self.light_field(grid_means, *self._marker_light(canonical, location.markers))
         if field is None:
