@@ -19,7 +19,7 @@ all "the board" in the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -94,22 +94,15 @@ class Difference:
     solid: np.ndarray  # (h, w) bool: ``differs`` where it is solid (opened: noise specks and thin lines gone)
     core: np.ndarray  # (h, w) bool: ``differs`` away from its edges (where a piece's colour is its own)
     brightness: np.ndarray  # (h, w) float32: log of the light reaching each pixel, against the fitted light
-    log_gain: np.ndarray  # (h, w, 3) float32: log of the fitted light, frame over enrolled board, per channel
+    # (h, w, 3) float32: log of the fitted light, frame over enrolled board, per channel (exponentiated by its
+    # users where they need it: over the whole board it costs a tenth of the comparison)
+    log_gain: np.ndarray
     grid_differs: np.ndarray  # (rows, cols) float32: share of each grid cell that differs
     chroma: np.ndarray | None = None  # (h, w) float32: colour change, in multiples of the frame's noise
     lifted: np.ndarray | None = None  # (h, w) float32: brightness change beyond the local light, in noises
     edges: np.ndarray | None = None  # (h, w) float32: edges the board does not have (a piece's outline), in noises
     integral: np.ndarray | None = None  # the frame's canonical image's ``cv2.integral`` (the places' pictures)
     grid: np.ndarray | None = None  # (cells, 3) float32: its grid cells' mean colours (the trays' light)
-    _gain: np.ndarray | None = field(default=None, init=False, repr=False)
-
-    @property
-    def gain(self) -> np.ndarray:
-        """(h, w, 3) float32: the fitted light, frame over enrolled board, per channel (``exp(log_gain)``, once
-        asked: a read takes it where it needs it only)."""
-        if self._gain is None:
-            self._gain = np.exp(self.log_gain)
-        return self._gain
 
 
 class BoardComparison:

@@ -140,7 +140,10 @@ class BoardReader:
         canonical = self.canonical(frame, location)
         diff = self.compare.compare(canonical)
         hands = self.hands(diff)
-        cover = {zid: float(hands[cells].mean()) if hands.any() else 0.0 for zid, cells in self._zone_cells.items()}
+        if hands.any():
+            cover = {zid: float(hands[cells].mean()) for zid, cells in self._zone_cells.items()}
+        else:
+            cover = dict.fromkeys(self._zone_cells, 0.0)
         return canonical, diff, hands, cover
 
     def read_at(self, frame: np.ndarray, location, keep_canonical: bool = False) -> Reading:
@@ -281,20 +284,21 @@ class BoardReader:
         if self.model is None:
             self.model = place_model.shipped()
         kind, p = self.model.decide(x, crops)
+        unsure = (p < place_model.SURE).tolist()  # (compared as numpy compares; then Python's values, at once)
+        kind, p = kind.tolist(), p.tolist()
         out = {}
         for i, zid in enumerate(self.slot_ids):
             if cover.get(zid, 0.0) >= COVERED:
                 out[zid] = ZoneReading("unknown", round(min(1.0, 0.5 + cover[zid]), 3))
             elif not ranked[i]:
                 out[zid] = ZoneReading("empty", 1.0)
-            elif p[i] < place_model.SURE or kind[i] == place_model.NEITHER or kind[i] > len(ranked[i]):
+            elif unsure[i] or kind[i] == place_model.NEITHER or kind[i] > len(ranked[i]):
                 # never a label it is unsure of: unknown, and the stabiliser waits
-                out[zid] = ZoneReading("unknown", round(1.0 - float(p[i]) if kind[i] != place_model.NEITHER
-                                                        else float(p[i]), 3))
+                out[zid] = ZoneReading("unknown", round(1.0 - p[i] if kind[i] != place_model.NEITHER else p[i], 3))
             elif kind[i] == place_model.EMPTY:
-                out[zid] = ZoneReading("empty", round(float(p[i]), 3))
+                out[zid] = ZoneReading("empty", round(p[i], 3))
             else:
-                out[zid] = ZoneReading(ranked[i][kind[i] - 1], round(float(p[i]), 3))
+                out[zid] = ZoneReading(ranked[i][kind[i] - 1], round(p[i], 3))
         return out
 
     def slot_cover(self, cover: dict[str, float]) -> np.ndarray:
@@ -329,7 +333,7 @@ class BoardReader:
             cand.append(np.where(there[:, None],
                                  np.stack([cd[rows, j], ad[rows, j], m.lab[:, 0] - self._piece_labs[j, 0]], axis=1),
                                  np.array([place_model.FAR, 3.0, place_model.FAR])))
-        ranked = [[labels[j] for j in order[i, :min(2, held[i])]] for i in range(n)]
+        ranked = [[labels[j] for j in o[:min(2, h)]] for o, h in zip(order.tolist(), held.tolist(), strict=True)]
         smallest = np.where(may_hold, areas[None, :], np.inf).min(axis=1, initial=np.inf)
         smallest = np.where(np.isfinite(smallest), smallest, 1.0)
         showing_first = np.where(held > 0, self._showing[rows, order[:, 0]], place_model.FAR)
