@@ -355,7 +355,8 @@ class BoardReader:
             return {}
         crops = self.base._count_crops(frame, location)
         gains = self.base.tray_gains(canonical, location, None if diff is None or not self._same_grid else diff.grid)
-        foot = self.base._foot(frame, location)
+        # (the camera's foot measures the cubes' sides, which only the test of a cube on another asks)
+        foot = self.base._foot(frame, location) if self.base.spread_stacked else None
         out = {}
         for i, zid in enumerate(g.count_ids):
             x0, y0, x1, y1 = self.layout.zone(zid).bounds

@@ -327,7 +327,8 @@ class Reader:
         beyond = functools.cache(lambda: self._beyond_pieces(board, hands))  # (once a frame, if ever asked)
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
             shadow = fit_hand_shadow(hands, light, board, g.grid_mm)
-        foot = self._foot(frame, location) if g.count_ids else None
+        # (the camera's foot measures the cubes' sides, which only the test of a cube on another asks)
+        foot = self._foot(frame, location) if g.count_ids and self.spread_stacked else None
         if g.count_ids:
             gain_count = gain_count * self._tray_tints(grid_norm, board)
         for i, zid in enumerate(g.count_ids):
