@@ -59,11 +59,24 @@ class BoardReader:
         self.compare = BoardComparison(layout, board)
         g = self.compare.geometry
         self.geometry = g
+        # (the base reader's grid is the board's, both at the board's resolution: the trays' light uses its means)
+        self._same_grid = (base.geometry.grid_shape, base.geometry.grid_px) == (g.grid_shape, g.grid_px)
         # Colours are measured as if the enrolled board had been lit by white light bright enough to show the
         # markers' paper at PAPER_LEVEL: a board enrolled in dim or coloured light keeps its pieces apart.
         self._white_scale = (PAPER_LEVEL / np.maximum(_paper_white(layout, self.compare), 1.0)).astype(np.float32)
         self.pieces = _piece_models(layout, calibration)
-        self._nominal_board = np.clip(base.model.background_bgr * 255.0, 0, 255).astype(np.uint8)
+        nominal_board = np.clip(base.model.background_bgr * 255.0, 0, 255).astype(np.uint8)
+        # Per tray: the canonical pixel under each pixel of its crop (rows, columns), and its crop all of the
+        # board's nominal colour (what the counter is shown where nothing differs from the enrolled board).
+        self._tray_px, self._tray_board = [], []
+        h, w = self.compare.image.shape[:2]
+        for i in range(len(base.geometry.count_ids)):
+            xs, ys = base.geometry.count_samples_mm(i)
+            self._tray_px.append((np.clip((ys * g.px_per_mm).astype(np.intp), 0, h - 1),
+                                  np.clip((xs * g.px_per_mm).astype(np.intp), 0, w - 1)))
+            self._tray_board.append(np.broadcast_to(nominal_board, (len(ys), len(xs), 3)).copy())
+        grow = 2 * round(COUNT_PX_PER_MM) + 1
+        self._tray_grow = np.ones((grow, grow), np.uint8)
         self.slot_ids = g.slot_ids
         self.owner, reach = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
         self._owner_flat = self.owner.ravel()
@@ -75,6 +88,17 @@ class BoardReader:
         self._inside_ring = self._ring[self._inside]
         self._place_px = self._inside[self._inside_ring < 2]
         self._inner_px = self._inside[self._inside_ring == 0]
+        # Who owns them, and how many each place has, once (the enrolment fixes them; a read only gathers).
+        n = len(g.slot_ids)
+        self._inside_owner = self._owner_flat[self._inside]
+        self._inside_key = self._inside_owner * 3 + self._inside_ring  # (place, ring) as one bin
+        self._inside_n = np.bincount(self._inside_owner, minlength=n)
+        self._place_in = np.flatnonzero(self._inside_ring < 2)  # the place's pixels among the owned ones
+        self._place_owner = self._owner_flat[self._place_px]
+        self._place_n = np.maximum(np.bincount(self._place_owner, minlength=n), 1)
+        self._inner_in = np.flatnonzero(self._inside_ring[self._place_in] == 0)  # the centres' among the place's
+        self._inner_owner = self._owner_flat[self._inner_px]
+        self._inner_n = np.maximum(np.bincount(self._inner_owner, minlength=n), 1)
         self.model = None  # the shipped place model, loaded at the first read
         self._board_lab = self._place_colours(self.compare.image)
         # The pieces each slot may hold (rows: slots, columns: ``_labels``), their areas and colours, and how
@@ -118,7 +142,10 @@ class BoardReader:
         canonical = self.canonical(frame, location)
         diff = self.compare.compare(canonical)
         hands = self.hands(diff)
-        cover = {zid: float(hands[cells].mean()) if hands.any() else 0.0 for zid, cells in self._zone_cells.items()}
+        if hands.any():
+            cover = {zid: float(hands[cells].mean()) for zid, cells in self._zone_cells.items()}
+        else:
+            cover = dict.fromkeys(self._zone_cells, 0.0)
         return canonical, diff, hands, cover
 
     def read_at(self, frame: np.ndarray, location, keep_canonical: bool = False) -> Reading:
@@ -197,55 +224,62 @@ class BoardReader:
 
     def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray) -> PlaceMeasures:
         """Per slot: what differs from the board around it, and its lit top's mean colour (Lab, relit)."""
+        # (Every sum adds the same pixels in the same order as over the image: pixels are gathered once, in
+        # ascending order, from the owned ones, and the places' and their centres' taken from those.)
         n = len(self.slot_ids)
-        owner = self._owner_flat
-        inside, place_px, inner_px = self._inside, self._place_px, self._inner_px
-        differs = diff.solid.ravel()
-        bright = diff.brightness.ravel()
-        core_all = diff.core.ravel()
-        seen = differs[inside]
-        piece_px, board_px = inside[seen], inside[~seen]
-        rings = np.bincount(owner[piece_px] * 3 + self._inside_ring[seen], minlength=3 * n).reshape(n, 3)
-        rings = rings * self._mm2_per_px
-        po_all = owner[place_px]
-        place_n = np.maximum(np.bincount(po_all, minlength=n), 1)
-        chroma = np.bincount(po_all, weights=diff.chroma.ravel()[place_px], minlength=n) / place_n
-        lifted = np.bincount(po_all, weights=diff.lifted.ravel()[place_px], minlength=n) / place_n
-        pi = owner[inner_px]
-        inner_n = np.maximum(np.bincount(pi, minlength=n), 1)
+        inside, place_in, inner_in = self._inside, self._place_in, self._inner_in
+        place_owner, place_n = self._place_owner, self._place_n
+        inner_owner, inner_n = self._inner_owner, self._inner_n
+        inside_owner = self._inside_owner
+        seen = diff.solid.ravel().take(inside)
+        bright = diff.brightness.ravel().take(inside)
+        core_all = diff.core.ravel().take(inside)
+        piece_rings = np.bincount(self._inside_key[seen], minlength=3 * n).reshape(n, 3)
+        rings = piece_rings * self._mm2_per_px
+        place_px = self._place_px
 
-        def inner_mean(image, of=lambda v: v):
-            return np.bincount(pi, weights=of(image.reshape(len(owner), -1)[inner_px]).ravel(), minlength=n) / inner_n
+        def place_and_inner_means(image, of=lambda v: v):
+            at_place = image.ravel().take(place_px)
+            return (np.bincount(place_owner, weights=at_place, minlength=n) / place_n,
+                    np.bincount(inner_owner, weights=of(at_place.take(inner_in)), minlength=n) / inner_n)
 
-        chroma_in, lifted_in = inner_mean(diff.chroma), inner_mean(diff.lifted)
-        contrast_in, shade_in = inner_mean(diff.lifted, np.abs), inner_mean(diff.brightness)
-        edges_in = inner_mean(diff.edges)
-        edges = np.bincount(po_all, weights=diff.edges.ravel()[place_px], minlength=n) / place_n
-        own_piece = place_px[differs[place_px]]
-        dark_n = np.bincount(owner[own_piece], weights=(bright[own_piece] < np.log(0.5)), minlength=n)
-        dark = dark_n / np.maximum(np.bincount(owner[own_piece], minlength=n), 1)
-        core_in = place_px[core_all[place_px]]
-        core = np.bincount(owner[core_in], minlength=n) * self._mm2_per_px
+        def inner_mean(values):
+            return np.bincount(inner_owner, weights=values, minlength=n) / inner_n
+
+        chroma, chroma_in = place_and_inner_means(diff.chroma)
+        lifted_at = diff.lifted.ravel().take(place_px)
+        lifted = np.bincount(place_owner, weights=lifted_at, minlength=n) / place_n
+        lifted_in = lifted_at.take(inner_in)
+        contrast_in, lifted_in = inner_mean(np.abs(lifted_in)), inner_mean(lifted_in)
+        bright_place = bright.take(place_in)
+        shade_in = inner_mean(bright_place.take(inner_in))
+        edges, edges_in = place_and_inner_means(diff.edges)
+        own = seen.take(place_in)
+        own_owner = place_owner[own]
+        dark_n = np.bincount(own_owner, weights=(bright_place[own] < np.log(0.5)), minlength=n)
+        dark = dark_n / np.maximum(np.bincount(own_owner, minlength=n), 1)
+        core = np.bincount(place_owner[core_all.take(place_in)], minlength=n) * self._mm2_per_px
         # The light reaching each place: the board around it (a hand's shadow dims it, pieces do not count).
-        lit_sum = np.bincount(owner[board_px], weights=bright[board_px], minlength=n)
-        lit_n = np.bincount(owner[board_px], minlength=n)
+        free = ~seen
+        lit_sum = np.bincount(inside_owner[free], weights=bright[free], minlength=n)
+        lit_n = self._inside_n - piece_rings.sum(axis=1)
         local = np.where(lit_n >= 8, lit_sum / np.maximum(lit_n, 1), 0.0)
         shade = np.minimum(local, 0.0)  # only shadows are divided out
         # The lit top: the brighter half of the piece away from its edges (its sides and shadow are darker).
-        core_px = inside[core_all[inside]]
-        po = owner[core_px]
-        pb = bright[core_px]
+        po = inside_owner[core_all]
+        pb = bright[core_all]
         mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
-        top = core_px[pb >= mean_b[po]]
-        to = owner[top]
-        bgr = canonical.reshape(-1, 3)[top].astype(np.float32)
-        bgr /= diff.gain.reshape(-1, 3)[top]
+        upper = pb >= mean_b[po]
+        top = inside[core_all][upper]
+        to = po[upper]
+        bgr = canonical.reshape(-1, 3).take(top, axis=0).astype(np.float32)
+        bgr /= np.exp(diff.log_gain.reshape(-1, 3).take(top, axis=0))
         bgr *= np.exp(-shade[to])[:, None].astype(np.float32)
         bgr *= self._white_scale
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
-        level = inner_mean(diff.gain, lambda g: channel_mean(np.log(g)))
+        level = inner_mean(channel_mean(np.log(np.exp(diff.log_gain.reshape(-1, 3).take(self._inner_px, axis=0)))))
         return PlaceMeasures(rings[:, 0], rings[:, 1], rings[:, 2], core, chroma, lifted, chroma_in, lifted_in,
                              contrast_in, edges_in, edges, shade_in, dark, local, mean_lab, cover, level)
 
@@ -266,20 +300,21 @@ class BoardReader:
         if self.model is None:
             self.model = place_model.shipped()
         kind, p = self.model.decide(x, crops)
+        unsure = (p < place_model.SURE).tolist()  # (compared as numpy compares; then Python's values, at once)
+        kind, p = kind.tolist(), p.tolist()
         out = {}
         for i, zid in enumerate(self.slot_ids):
             if cover.get(zid, 0.0) >= COVERED:
                 out[zid] = ZoneReading("unknown", round(min(1.0, 0.5 + cover[zid]), 3))
             elif not ranked[i]:
                 out[zid] = ZoneReading("empty", 1.0)
-            elif p[i] < place_model.SURE or kind[i] == place_model.NEITHER or kind[i] > len(ranked[i]):
+            elif unsure[i] or kind[i] == place_model.NEITHER or kind[i] > len(ranked[i]):
                 # never a label it is unsure of: unknown, and the stabiliser waits
-                out[zid] = ZoneReading("unknown", round(1.0 - float(p[i]) if kind[i] != place_model.NEITHER
-                                                        else float(p[i]), 3))
+                out[zid] = ZoneReading("unknown", round(1.0 - p[i] if kind[i] != place_model.NEITHER else p[i], 3))
             elif kind[i] == place_model.EMPTY:
-                out[zid] = ZoneReading("empty", round(float(p[i]), 3))
+                out[zid] = ZoneReading("empty", round(p[i], 3))
             else:
-                out[zid] = ZoneReading(ranked[i][kind[i] - 1], round(float(p[i]), 3))
+                out[zid] = ZoneReading(ranked[i][kind[i] - 1], round(p[i], 3))
         return out
 
     def slot_cover(self, cover: dict[str, float]) -> np.ndarray:
@@ -314,7 +349,7 @@ class BoardReader:
             cand.append(np.where(there[:, None],
                                  np.stack([cd[rows, j], ad[rows, j], m.lab[:, 0] - self._piece_labs[j, 0]], axis=1),
                                  np.array([place_model.FAR, 3.0, place_model.FAR])))
-        ranked = [[labels[j] for j in order[i, :min(2, held[i])]] for i in range(n)]
+        ranked = [[labels[j] for j in o[:min(2, h)]] for o, h in zip(order.tolist(), held.tolist(), strict=True)]
         smallest = np.where(may_hold, areas[None, :], np.inf).min(axis=1, initial=np.inf)
         smallest = np.where(np.isfinite(smallest), smallest, 1.0)
         showing_first = np.where(held > 0, self._showing[rows, order[:, 0]], place_model.FAR)
@@ -335,8 +370,9 @@ class BoardReader:
         if not g.count_ids:
             return {}
         crops = self.base._count_crops(frame, location)
-        gains = self.base.tray_gains(canonical, location)
-        foot = self.base._foot(frame, location)
+        gains = self.base.tray_gains(canonical, location, None if diff is None or not self._same_grid else diff.grid)
+        # (the camera's foot measures the cubes' sides, which only the test of a cube on another asks)
+        foot = self.base._foot(frame, location) if self.base.spread_stacked else None
         out = {}
         for i, zid in enumerate(g.count_ids):
             x0, y0, x1, y1 = self.layout.zone(zid).bounds
@@ -345,21 +381,16 @@ class BoardReader:
                 continue
             norm = cv2.transform(crops[i], np.diag(gains[i].astype(np.float32)))
             if diff is not None:
-                norm[~self._tray_differs(diff, i)] = self._nominal_board
+                cv2.copyTo(self._tray_board[i], cv2.compare(self._tray_differs(diff, i), 0, cv2.CMP_EQ), norm)
             out[zid] = self.base._count(i, norm, foot)
         return self.base._unstacked(out) if self.base.spread_stacked else out
 
     def _tray_differs(self, diff: Difference, i: int) -> np.ndarray:
         """Count zone ``i``'s crop pixels (``vision.geometry``'s count samples) that differ from the enrolled
-        board, grown by a millimetre (a cube's edge is softer than its mask)."""
-        xs, ys = self.base.geometry.count_samples_mm(i)
-        h, w = diff.differs.shape
-        s = self.geometry.px_per_mm
-        cols = np.clip((xs * s).astype(np.intp), 0, w - 1)
-        rows = np.clip((ys * s).astype(np.intp), 0, h - 1)
-        near = diff.differs[np.ix_(rows, cols)].view(np.uint8)
-        grow = 2 * round(COUNT_PX_PER_MM) + 1
-        return cv2.dilate(near, np.ones((grow, grow), np.uint8)).view(bool)
+        board, grown by a millimetre (a cube's edge is softer than its mask): uint8, 1 where they differ."""
+        rows, cols = self._tray_px[i]
+        near = diff.differs.take(rows, axis=0).take(cols, axis=1).view(np.uint8)
+        return cv2.dilate(near, self._tray_grow)
 
 
 def colour_distances(labs: np.ndarray, piece_labs: np.ndarray) -> np.ndarray:

@@ -327,7 +327,8 @@ class Reader:
         beyond = functools.cache(lambda: self._beyond_pieces(board, hands))  # (once a frame, if ever asked)
         if g.count_ids and may_reach(hands, self._tray_grid_rects, g.grid_mm):
             shadow = fit_hand_shadow(hands, light, board, g.grid_mm)
-        foot = self._foot(frame, location) if g.count_ids else None
+        # (the camera's foot measures the cubes' sides, which only the test of a cube on another asks)
+        foot = self._foot(frame, location) if g.count_ids and self.spread_stacked else None
         if g.count_ids:
             gain_count = gain_count * self._tray_tints(grid_norm, board)
         for i, zid in enumerate(g.count_ids):
@@ -355,10 +356,12 @@ class Reader:
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
                        canonical if keep_canonical else None, hands)
 
-    def tray_gains(self, canonical: np.ndarray, location: Location) -> np.ndarray:
-        """Per count zone, the gains that show the board around it in its nominal colour (as ``read_at``)."""
-        integral = cv2.integral(canonical)
-        grid_means = grid_cell_means(integral, self.geometry.grid_px, self.geometry.grid_shape)
+    def tray_gains(self, canonical: np.ndarray, location: Location, grid_means: np.ndarray | None = None
+                   ) -> np.ndarray:
+        """Per count zone, the gains that show the board around it in its nominal colour (as ``read_at``).
+        ``grid_means``: ``canonical``'s grid cell means, when already known."""
+        if grid_means is None:
+            grid_means = grid_cell_means(cv2.integral(canonical), self.geometry.grid_px, self.geometry.grid_shape)
         ref = self.model.background_bgr * 255.0
         field = self.light_field(grid_means, *self._marker_light(canonical, location.markers))
         if field is None:

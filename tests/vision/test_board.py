@@ -14,6 +14,7 @@ from assistant.cli import main
 from calibration.layout import load_layout
 from calibration.store import load_calibration, merge_into
 from vision.board import BoardEnrolError, enrol_board
+from vision.colour import bgr_to_lab
 from vision.learn import learn_colours
 from vision.read import Reader
 from vision.render import empty_state
@@ -189,3 +190,57 @@ def test_a_pale_hand_over_a_pale_board_in_dim_light_is_not_read_through(tmp_path
     confident = [(zid, reading.zones[zid]) for zid in under
                  if reading.zones[zid].label != "unknown" and reading.zones[zid].confidence >= 0.5]
     assert len(confident) <= 1, confident
+
+
+def _plain_measures(board, canonical, diff) -> dict[str, np.ndarray]:
+    """What ``BoardReader.measure`` finds, summed pixel by pixel over boolean masks of the whole canonical image
+    (the plain way, before the owned pixels were gathered once)."""
+    n = len(board.slot_ids)
+    owner, ring = board.owner.ravel(), board._ring
+    inside, solid, core = owner >= 0, diff.solid.ravel(), diff.core.ravel()
+    place, inner = inside & (ring < 2), inside & (ring == 0)
+    bright = diff.brightness.ravel()
+
+    def sums(mask, values=None):
+        return np.bincount(owner[mask], weights=None if values is None else values[mask], minlength=n)
+
+    def mean(mask, values):
+        return sums(mask, values) / np.maximum(sums(mask), 1)
+
+    mm2 = 1.0 / board.geometry.px_per_mm ** 2  # (of a pixel)
+    out = {f"area_{name}": sums(inside & solid & (ring == k)) * mm2 for k, name in enumerate(("in", "body", "ring"))}
+    out["core"] = sums(place & core) * mm2
+    for name in ("chroma", "lifted", "edges"):
+        out[name] = mean(place, getattr(diff, name).ravel())
+        out[f"{name}_in"] = mean(inner, getattr(diff, name).ravel())
+    out["contrast_in"] = mean(inner, np.abs(diff.lifted.ravel()))
+    out["shade_in"] = mean(inner, bright)
+    out["dark"] = mean(place & solid, (bright < np.log(0.5)).astype(float))
+    lit_n = sums(inside & ~solid)
+    out["light"] = np.where(lit_n >= 8, sums(inside & ~solid, bright) / np.maximum(lit_n, 1), 0.0)
+    mean_b = mean(inside & core, bright)
+    top = np.flatnonzero(inside & core & (bright >= mean_b[np.maximum(owner, 0)]))
+    bgr = canonical.reshape(-1, 3)[top].astype(np.float32) / np.exp(diff.log_gain.reshape(-1, 3)[top])
+    bgr *= np.exp(-np.minimum(out["light"], 0.0)[owner[top]])[:, None].astype(np.float32)
+    lab = bgr_to_lab(np.clip(bgr * board._white_scale / 255.0, 0, 1))
+    to = np.maximum(np.bincount(owner[top], minlength=n), 1)
+    out["lab"] = np.stack([np.bincount(owner[top], weights=lab[:, c], minlength=n) / to for c in range(3)], axis=1)
+    log_gain = np.log(np.exp(diff.log_gain.reshape(-1, 3)))
+    out["level"] = mean(inner, (log_gain[:, 0] + log_gain[:, 1] + log_gain[:, 2]) / np.float32(3))
+    return out
+
+
+def test_the_place_measures_are_the_plain_sums_over_the_image(tables, tmp_path):
+    # A read gathers the owned pixels once and sums over what the enrolment fixed at load: the very sums (the
+    # same pixels in the same order), on a hand's frame and a lit one of an illustrated board.
+    layout, empty, calibration_frame, frames = tables["illustrated"]
+    board = Reader(layout, _calibrated(layout, empty, calibration_frame, tmp_path / "cal.json")).board_reader
+    for frame, _ in frames[1:3]:
+        board.base.locator.invalidate()
+        location = board.base.locator.locate(frame)
+        canonical, diff, _, _ = board.compared(frame, location)
+        measured = board.measure(canonical, diff, np.zeros(len(board.slot_ids)))
+        plain = _plain_measures(board, canonical, diff)
+        assert measured.area_in.sum() > 0
+        for name, want in plain.items():
+            assert np.array_equal(getattr(measured, name), want), name

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 import vision.read
-from vision import classify, count
+from vision import board, classify, count, place_model
 from vision.colour import bgr_to_lab
 from vision.geometry import RectMeans, grid_cell_means, rect_means
 from vision.light_field import FIELD_SLACK, LightField
@@ -239,3 +239,16 @@ def test_channel_max_and_mean_are_numpys():
             assert channel_mean(a).dtype == a.mean(axis=-1).dtype
     crop = rng.integers(0, 256, (40, 50, 3), np.uint8)
     assert np.array_equal(channel_max(crop), crop.max(axis=2))
+
+
+def test_the_places_windows_and_the_fits_middles_are_the_plain_ones():
+    # The place network's 3 x 3 windows copied once from a view: the nine shifted copies of the zero-padded
+    # picture side by side; the light fit's medians along the last axis: numpy's.
+    rng = np.random.default_rng(9)
+    h = rng.standard_normal((5, 8, 8, 11)).astype(np.float32)
+    padded = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    plain = np.concatenate([padded[:, dy:dy + 8, dx:dx + 8] for dy in range(3) for dx in range(3)], axis=3)
+    assert np.array_equal(place_model._conv3(h), plain)
+    for n in (400, 401, 1, 2):
+        a = rng.standard_normal((6, 3, n))
+        assert np.array_equal(board._middle(a), np.median(a, axis=-1))
