@@ -125,6 +125,8 @@ SHADOW_LONG = 1.5  # a cube's shadow this many times one layer's ...
 SHADOW_MIN_MM = 4.0  # ... when one layer's is this long at least (shorter ones are lost in the blur)
 SHADOW_MORE_MM = 3.0  # ... and this much longer
 DIRECTIONS = 24  # the shadows are measured this many ways round, the light's way chosen over the frame
+SHADED = (0.3, 0.8)  # a top's pixel between these (of the lit tops' brightness) is in a shadow
+SHADED_RIM_MM = 1.5  # a top's shadow is looked for this far inside its square
 
 
 class Shadows:
@@ -183,6 +185,28 @@ def top_shares(topness: np.ndarray, squares, side_px: float, piece_px: float) ->
         cv2.fillConvexPoly(own, np.round(corners * 16).astype(np.int32), i + 1, cv2.LINE_8, 4)
     sums = np.bincount(own.ravel(), topness.ravel(), len(squares) + 1)[1:]
     return [float(s) / piece_px for s in sums]
+
+
+def shaded_tops(v: np.ndarray, mine: np.ndarray, squares, side_px: float, px_per_mm: float) -> list[float]:
+    """The share of each counted cube's top in a shadow: its square (``squares``: (row, col, turn) each,
+    ``side_px`` wide) less ``SHADED_RIM_MM`` all round (its edges, the seams and sides beside it), the pixels of
+    its colour (``mine``) between ``SHADED`` of the lit tops' brightness (``v``). A single layer's tops are lit
+    whole; a cube lying on others casts its shadow across the tops beside it, a layer below."""
+    if not squares:
+        return []
+    inner = side_px - 2 * SHADED_RIM_MM * px_per_mm
+    if inner < 2:
+        return [0.0] * len(squares)
+    own = np.zeros(v.shape, np.uint8)
+    for i, (r, c, turn) in enumerate(squares):
+        corners = cv2.boxPoints(((c, r), (inner, inner), -turn))
+        cv2.fillConvexPoly(own, np.round(corners * 16).astype(np.int32), i + 1, cv2.LINE_8, 4)
+    lo, hi = SHADED
+    dark = (mine & (v >= lo) & (v < hi)).ravel()
+    ids = own.ravel()
+    area = np.bincount(ids, minlength=len(squares) + 1)[1:]
+    return [float(d) / a if a else 0.0 for d, a in zip(np.bincount(ids[dark], minlength=len(squares) + 1)[1:],
+                                                         area, strict=True)]
 
 
 def closest(centres, side: float) -> float:
@@ -272,16 +296,3 @@ def signs(c, frame: Frame, px_per_mm: float) -> tuple[list[str], list[str]]:
 
 
 LONG_SIDE, LONG_SHADOW, TOP_LEFT = "a long side", "a long shadow", "part of a top left over"
-
-
-def in_doubt(c, frame: Frame, px_per_mm: float) -> bool:
-    """A counted tray where a cube may lie on another: one sure sign, or two faint ones that agree. A top cut
-    and tops short of the count (which single layers in dim light show often: their tops' light is noisy)
-    count only beside a long shadow. (Dev seed 7611, cubes 0.8-1.2 times the layout's, 960 single-layer trays
-    counted and 113 with a cube on another counted wrong: the sides and lower tops alone asked the spread of 17
-    and 3 of them, with the overlapping and cut tops 21 and 18, with the faint pairs too 31 and 38.)"""
-    sure, faint = signs(c, frame, px_per_mm)
-    if sure:
-        return True
-    strong = [f for f in faint if f in (LONG_SIDE, LONG_SHADOW, TOP_LEFT)]
-    return len(strong) >= 2 or (LONG_SHADOW in faint and len(faint) >= 2)
