@@ -75,3 +75,29 @@ def test_a_damaged_stacked_model_is_one_clear_error(tmp_path):
     bad.write_bytes(b"not a model")
     with pytest.raises(ValueError, match=r"not a stacked-cube model .*retrain it: alchemy-table train-stacked"):
         stacked_model.StackedModel.load(bad)
+
+
+def test_train_stacked_learns_from_kept_trays_and_refuses_a_damaged_file(cli, tmp_path):
+    # Two seeds of trays kept by train-stacked: a cube on another shows a long side and part of a lower top left
+    # over, single layers neither (with noise). The model learnt from the first seed asks the held-out seed's
+    # stacked trays and few of its single layers.
+    from vision.train_stacked import save_examples
+
+    rng = np.random.default_rng(0)
+    n = 400
+    y = rng.random(n) < 0.4
+    x = rng.normal(0, 0.1, (n, stacked_model.N_FEATURES)).astype(np.float32)
+    x[:, 0] += np.where(y, 1.8, 1.1)  # a side against one layer's
+    x[:, 1] += np.where(y, 0.3, 0.02)  # a top left over
+    kept = tmp_path / "trays.npz"
+    save_examples(kept, x, y, np.ones(n, bool), np.where(np.arange(n) < n // 2, 1, 2))
+    out = tmp_path / "stacked.npz"
+    code, printed, _ = cli("train-stacked", "--examples", str(kept), "--out", str(out))
+    assert code == 0 and "held out (seed 2)" in printed
+    model = stacked_model.StackedModel.load(out)
+    p = model.probability(x[n // 2:])
+    held = y[n // 2:]
+    assert (p[held] >= model.threshold).mean() > 0.9 and (p[~held] >= model.threshold).mean() < 0.1
+    kept.write_bytes(b"damaged")
+    code, _, err = cli("train-stacked", "--examples", str(kept), "--out", str(out))
+    assert code == 2 and "not the trays train-stacked keeps" in err and len(err.strip().splitlines()) == 1
