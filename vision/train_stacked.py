@@ -28,7 +28,7 @@ STEPS = 1500
 RATE = 0.01
 DECAY = 1e-3  # weight decay: a few hundred weights over a couple of thousand trays
 STACKED_SHARE = 0.4  # trays with a cube on another in the training frames
-SINGLE_ASKED = 0.03  # the threshold: the probability above which this share of single-layer trays is asked
+SINGLE_ASKED = 0.05  # the threshold: the probability above which this share of single-layer trays is asked
 STACKED_MISSED = 0.01  # the referee's: below which this share of the trays with a cube on another lies
 
 
