@@ -26,6 +26,8 @@ LAYOUT = "alchimiste"
 TRAY = "reserve-{colour}"
 IN_DOUBT = "in doubt: {values}, changes no result"  # a tray not counted with confidence that decides nothing
 HIDDEN_UNDER = 2  # cubes a counted tray may hide under others when the stacked test is unsure of it
+MAY_LIE = "a cube may lie on another"
+MAY_HIDE = "photo; " + MAY_LIE + ": {values}, changes no result"  # such a tray, when it decides nothing
 
 
 class UncountedTray(ValueError):
@@ -117,7 +119,7 @@ def tray_counts(trays: dict, colours: list[str], hand: dict[str, int], players=N
     where a cube may yet lie on another (the stacked test's ``doubt`` at its ``unsure`` or more) is in doubt
     too: its cubes are the count or up to ``HIDDEN_UNDER`` more. Trays in doubt that, given the ``players``,
     change no school place nor the winner whatever they hold are not asked: each takes the middle of the
-    counts it may hold, its origin saying so."""
+    counts it may hold (such a counted tray, its count), its origin saying so."""
     from vision.reading import low_confidence
     from vision.stacked_model import shipped
 
@@ -137,14 +139,17 @@ def tray_counts(trays: dict, colours: list[str], hand: dict[str, int], players=N
         elif tray.doubt >= shipped().unsure:
             # counted, but a cube may lie on another there: hidden, its cubes are one or two more than counted
             most = most_in_reserve(players, colour) if players else 40
-            doubtful[colour] = (f"a cube may lie on another: {tray.count}?",
+            doubtful[colour] = (f"{MAY_LIE}: {tray.count}?",
                                 list(range(min(tray.count, most), min(tray.count + HIDDEN_UNDER, most) + 1)))
         else:
             counts[colour], origin[colour] = int(tray.count), "photo"
     if doubtful and players and changes_nothing(players, counts, {c: v for c, (_, v) in doubtful.items()}):
-        # whatever the trays in doubt hold, no school place nor the winner changes: none is asked
-        for colour, (_, values) in doubtful.items():
-            counts[colour], origin[colour] = values[len(values) // 2], IN_DOUBT.format(values=values_text(values))
+        # whatever the trays in doubt hold, no school place nor the winner changes: none is asked (a tray counted
+        # keeps its count, the most likely)
+        for colour, (why, values) in doubtful.items():
+            counts[colour], origin[colour] = ((values[0], MAY_HIDE.format(values=values_text(values)))
+                                              if why.startswith(MAY_LIE) else
+                                              (values[len(values) // 2], IN_DOUBT.format(values=values_text(values))))
         doubtful = {}
     return counts, origin, doubtful
 
