@@ -29,7 +29,7 @@ RATE = 0.01
 DECAY = 1e-3  # weight decay: a few hundred weights over a couple of thousand trays
 STACKED_SHARE = 0.4  # trays with a cube on another in the training frames
 SINGLE_ASKED = 0.05  # the threshold: the probability above which this share of single-layer trays is asked
-STACKED_MISSED = 0.01  # the referee's: below which this share of the trays with a cube on another lies
+STACKED_MISSED = 0.03  # the referee's: below which this share of the trays with a cube on another lies
 
 
 class _Recorder(Reader):
