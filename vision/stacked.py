@@ -14,16 +14,18 @@ alike all over the frame. (A tray 110 mm wide about 250 mm from the foot spans 2
 far cubes' sides were half as long again as its near ones'. Dev seed 7611, 570 single-layer trays and 175 with a cube on
 another, a tray's cube with a side 1.6 times one layer's asked the spread of 59 single-layer trays and left
 37 of the others counted wrong; taken at one distance, 41 and 35.) The frame's own cubes give the length of
-one layer's side (the median of each tray's sides seen, the median over the trays); a tray with a cube whose
-side is ``STACKED_SIDE`` times that, or its own cubes' median, is not counted.
+one layer's side (the median of each tray's sides seen, the median over the trays); a cube whose side is
+``STACKED_SIDE`` times that, or its own cubes' median, is a sign of a cube on another.
 
 A cube lying on another also leaves part of the lower cube's top showing beside it, which no counted cube
 covers: the squares that count single-layer tops are a little wider than a top and turned as it is
-(``vision.count.stray_top``), so little is left of a single layer's tops. A tray with ``STRAY_TOP`` of a top
-or more left over is not counted either. (Dev seeds 6101-6102, 131 trays with a cube on another, 469
-single-layer: asked to be spread by the sides alone 37 % of them, 60 counted wrong, by 0.1 of a top left alone
-51 %, by either with 0.15 62 %, with 0.1 72 %, 21 counted wrong; the price, single-layer trays asked to be
-spread: 5.7, 4.0, 6.8 and 9.4 % of them.)
+(``vision.count.stray_top``), so little is left of a single layer's tops: ``STRAY_TOP`` of a top or more left
+over is a sign too. No sign alone tells (each is seen on some single layers): ``vision.stacked_model`` weighs
+them all together, and only squares that cannot be one layer's (``not_one_layer``) ask the spread alone.
+(Dev seeds 6101-6102, 131 trays with a cube on another, 469 single-layer, with these two signs alone:
+asked to be spread by the sides alone 37 % of them, 60 counted wrong, by 0.1 of a top left alone 51 %, by
+either with 0.15 62 %, with 0.1 72 %, 21 counted wrong; the price, single-layer trays asked to be spread: 5.7,
+4.0, 6.8 and 9.4 % of them.)
 """
 
 from __future__ import annotations
