@@ -25,6 +25,9 @@ from assistant.referee_doubt import changes_nothing, decides, most_in_reserve, p
 LAYOUT = "alchimiste"
 TRAY = "reserve-{colour}"
 IN_DOUBT = "in doubt: {values}, changes no result"  # a tray not counted with confidence that decides nothing
+HIDDEN_UNDER = 2  # cubes a counted tray may hide under others when the stacked test is unsure of it
+MAY_LIE = "a cube may lie on another"
+MAY_HIDE = "photo; " + MAY_LIE + ": {values}, changes no result"  # such a tray, when it decides nothing
 
 
 class UncountedTray(ValueError):
@@ -85,7 +88,6 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
     from calibration.store import load_calibration
     from vision.image import load_frame
     from vision.read import Reader
-    from vision.reading import low_confidence
 
     layout = load_layout(layout_name)
     colours = list(layout.game.get("colours", ()))
@@ -98,26 +100,7 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
     if not reading.board_found:
         raise UncountedTray(f"{photo}: the table's markers are not in the photo; count the trays by hand and type "
                             f"them in ENDGAME.json", tuple(c for c in colours if c not in hand))
-    counts: dict[str, int] = {}
-    origin: dict[str, str] = {}
-    doubtful: dict[str, tuple[str, list[int]]] = {}  # colour: (why, the counts it may hold)
-    for colour in colours:
-        tray = reading.counts.get(TRAY.format(colour=colour))
-        if colour in hand:
-            counts[colour], origin[colour] = hand[colour], "by hand"
-        elif tray is None or tray.count is None or low_confidence(tray):
-            why = ("not in the layout" if tray is None else _unread(tray.reason) if tray.count is None
-                   else f"unsure: {tray.count}? (confidence {tray.confidence:.2f})")
-            most = most_in_reserve(players, colour) if players else 40
-            doubtful[colour] = (why, possible_counts(None if tray is None else tray.count,
-                                                     0.0 if tray is None else tray.pieces_area, tray is None, most))
-        else:
-            counts[colour], origin[colour] = int(tray.count), "photo"
-    if doubtful and players and changes_nothing(players, counts, {c: v for c, (_, v) in doubtful.items()}):
-        # whatever the trays in doubt hold, no school place nor the winner changes: none is asked
-        for colour, (_, values) in doubtful.items():
-            counts[colour], origin[colour] = values[len(values) // 2], IN_DOUBT.format(values=values_text(values))
-        doubtful = {}
+    counts, origin, doubtful = tray_counts(reading.counts, colours, hand, players)
     if annotate_to:
         _annotate(frame, layout, reading, counts, origin, list(doubtful), annotate_to)
     if doubtful:
@@ -127,6 +110,48 @@ def photo_counts(photo: str, hand: dict[str, int], annotate_to: str | None = Non
                             + f"; count {'it' if len(doubtful) == 1 else 'them'} by hand and give --count COLOUR=N",
                             tuple(doubtful))
     return counts, origin
+
+
+def tray_counts(trays: dict, colours: list[str], hand: dict[str, int], players=None
+                ) -> tuple[dict[str, int], dict[str, str], dict[str, tuple[str, list[int]]]]:
+    """(count per colour, where each came from, the trays in doubt: colour -> (why, the counts it may hold))
+    from the photo's ``trays`` (zone id -> ``CountReading``) and the counts given by ``hand``. A tray counted
+    where a cube may yet lie on another (the stacked test's ``doubt`` at its ``unsure`` or more) is in doubt
+    too: its cubes are the count or up to ``HIDDEN_UNDER`` more. Trays in doubt that, given the ``players``,
+    change no school place nor the winner whatever they hold are not asked: each takes the middle of the
+    counts it may hold (such a counted tray, its count), its origin saying so."""
+    from vision.reading import low_confidence
+    from vision.stacked_model import shipped
+
+    counts: dict[str, int] = {}
+    origin: dict[str, str] = {}
+    doubtful: dict[str, tuple[str, list[int]]] = {}  # colour: (why, the counts it may hold)
+    for colour in colours:
+        tray = trays.get(TRAY.format(colour=colour))
+        if colour in hand:
+            counts[colour], origin[colour] = hand[colour], "by hand"
+        elif tray is None or tray.count is None or low_confidence(tray):
+            why = ("not in the layout" if tray is None else _unread(tray.reason) if tray.count is None
+                   else f"unsure: {tray.count}? (confidence {tray.confidence:.2f})")
+            most = most_in_reserve(players, colour) if players else 40
+            doubtful[colour] = (why, possible_counts(None if tray is None else tray.count,
+                                                     0.0 if tray is None else tray.pieces_area, tray is None, most))
+        elif tray.doubt >= shipped().unsure:
+            # counted, but a cube may lie on another there: hidden, its cubes are one or two more than counted
+            most = most_in_reserve(players, colour) if players else 40
+            doubtful[colour] = (f"{MAY_LIE}: {tray.count}?",
+                                list(range(min(tray.count, most), min(tray.count + HIDDEN_UNDER, most) + 1)))
+        else:
+            counts[colour], origin[colour] = int(tray.count), "photo"
+    if doubtful and players and changes_nothing(players, counts, {c: v for c, (_, v) in doubtful.items()}):
+        # whatever the trays in doubt hold, no school place nor the winner changes: none is asked (a tray counted
+        # keeps its count, the most likely)
+        for colour, (why, values) in doubtful.items():
+            counts[colour], origin[colour] = ((values[0], MAY_HIDE.format(values=values_text(values)))
+                                              if why.startswith(MAY_LIE) else
+                                              (values[len(values) // 2], IN_DOUBT.format(values=values_text(values))))
+        doubtful = {}
+    return counts, origin, doubtful
 
 
 def _unread(reason: str | None) -> str:

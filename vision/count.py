@@ -357,6 +357,7 @@ class LabelCount(NamedTuple):
     shares: list[float]  # the share of a top each piece shows
     closest: float  # the two nearest pieces' distance, in top sides
     shadows: object  # the shadows past them (``vision.stacked.shadows``), or None
+    shaded: list[float]  # the share of each piece's top in a shadow (``vision.stacked.shaded_tops``)
 
 
 def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[str], table: np.ndarray,
@@ -372,7 +373,7 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         piece_px = piece_area_px(model, label, px_per_mm)
         tops = _lit_tops(codes, luma, labels.index(label), model.prototypes_bgr[label], piece_px)
         if tops is None:
-            out[label] = LabelCount(0, 0.0, [], [], 0.0, [], math.inf, None)
+            out[label] = LabelCount(0, 0.0, [], [], 0.0, [], math.inf, None, [])
             continue
         v, mine = tops
         topness = _topness(v, mine)
@@ -389,9 +390,10 @@ def count_pieces(norm: np.ndarray, zone_labels, model: ColourModel, labels: list
         asked = signs and foot is not None  # (the other signs of a cube on another: only where they are asked)
         shares = stacked.top_shares(topness, squares, side_px, piece_px) if asked else []
         shadows = stacked.shadows(luma, mine, centres, side) if asked else None
+        shaded = stacked.shaded_tops(v, mine, squares, side_px, px_per_mm) if asked else []
         out[label] = LabelCount(len(centres),
                                 float(blob_pieces(area, piece_px, PILE_GAP_MM * math.sqrt(piece_px) * px_per_mm)),
-                                centres, runs, stray, shares, stacked.closest(centres, side), shadows)
+                                centres, runs, stray, shares, stacked.closest(centres, side), shadows, shaded)
     return out
 
 
@@ -417,10 +419,11 @@ def count_zone(norm: np.ndarray, zone_labels, model: ColourModel, labels: list[s
     shares = tuple(x for f in found.values() for x in f.shares)
     near = min((f.closest for f in found.values()), default=math.inf)
     shadows = [f.shadows for f in found.values() if f.shadows is not None]  # (the first colour's: trays hold one)
+    shaded = tuple(x for f in found.values() for x in f.shaded)
     # (against the same allowance: a big pile at the edge of it is as sure as a small one at the edge of its own)
     return CountReading(total, min(max(1.0 - off / (2 * allowed), 0.0), 1.0), by_label, area, cubes=cubes,
                         sides=runs, stray=stray, shares=shares, closest=near,
-                        shadows=shadows[0] if shadows else None)
+                        shadows=shadows[0] if shadows else None, shaded=shaded)
 
 
 def _four_fold(topness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import Calibration, LensModel
-from vision import classify, robust, stacked
+from vision import classify, robust, stacked, stacked_model
 from vision.colour import ColourModel, bgr_to_lab
 from vision.count import count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
@@ -481,16 +481,21 @@ class Reader:
         return cv2.perspectiveTransform(centre, np.linalg.inv(location.homography))[0, 0]
 
     def _unstacked(self, counts: dict[str, CountReading]) -> dict[str, CountReading]:
-        """The counts where a cube may lie on another taken back (``vision.stacked.in_doubt``: one sure sign, a
-        side two layers long, a lower cube's top showing, two tops overlapping or a top partly hidden, or two
-        faint ones), measured against one layer's side and shadow over the frame's trays."""
+        """The counts where a cube may lie on another taken back: squares that cannot be one layer's
+        (``stacked.not_one_layer``), or the learned test over the signs (``vision.stacked_model``: a side two
+        layers long, a lower cube's top showing, tops overlapping, cut or in a shadow, a long shadow...),
+        measured against one layer's side and shadow over the frame's trays. The trays still counted keep how
+        likely it is (``doubt``), for the referee."""
         frame = stacked.Frame.of([list(c.sides) for c in counts.values()], [c.shadows for c in counts.values()])
         out = {}
         for zid, c in counts.items():
-            if c.count is not None and stacked.in_doubt(c, frame, COUNT_PX_PER_MM):
-                labels = list(c.by_label) or ["pieces"]
-                c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: a "
-                                                                      f"cube seems to lie on another", sides=c.sides)
+            if c.count is not None:
+                doubt = stacked_model.doubt(c, frame, COUNT_PX_PER_MM)
+                c = replace(c, doubt=doubt)
+                if doubt >= stacked_model.shipped().threshold or stacked.not_one_layer(c):
+                    labels = list(c.by_label) or ["pieces"]
+                    c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: "
+                                     f"a cube seems to lie on another", sides=c.sides, doubt=doubt)
             out[zid] = c
         return out
 

@@ -31,6 +31,8 @@ class CountReading:
     shares: tuple[float, ...] = ()  # the share of a whole top each counted cube shows (vision.stacked.top_shares)
     closest: float = math.inf  # the two nearest counted cubes' distance, in top sides (vision.stacked.closest)
     shadows: Any = None  # the shadow past each counted cube, many ways round (vision.stacked.Shadows)
+    shaded: tuple[float, ...] = ()  # the share of each counted cube's top in a shadow (vision.stacked.shaded_tops)
+    doubt: float = 0.0  # where the stacked test ran: how likely a cube lies on another (vision.stacked_model)
 
 
 @dataclass

@@ -14,16 +14,18 @@ alike all over the frame. (A tray 110 mm wide about 250 mm from the foot spans 2
 far cubes' sides were half as long again as its near ones'. Dev seed 7611, 570 single-layer trays and 175 with a cube on
 another, a tray's cube with a side 1.6 times one layer's asked the spread of 59 single-layer trays and left
 37 of the others counted wrong; taken at one distance, 41 and 35.) The frame's own cubes give the length of
-one layer's side (the median of each tray's sides seen, the median over the trays); a tray with a cube whose
-side is ``STACKED_SIDE`` times that, or its own cubes' median, is not counted.
+one layer's side (the median of each tray's sides seen, the median over the trays); a cube whose side is
+``STACKED_SIDE`` times that, or its own cubes' median, is a sign of a cube on another.
 
 A cube lying on another also leaves part of the lower cube's top showing beside it, which no counted cube
 covers: the squares that count single-layer tops are a little wider than a top and turned as it is
-(``vision.count.stray_top``), so little is left of a single layer's tops. A tray with ``STRAY_TOP`` of a top
-or more left over is not counted either. (Dev seeds 6101-6102, 131 trays with a cube on another, 469
-single-layer: asked to be spread by the sides alone 37 % of them, 60 counted wrong, by 0.1 of a top left alone
-51 %, by either with 0.15 62 %, with 0.1 72 %, 21 counted wrong; the price, single-layer trays asked to be
-spread: 5.7, 4.0, 6.8 and 9.4 % of them.)
+(``vision.count.stray_top``), so little is left of a single layer's tops: ``STRAY_TOP`` of a top or more left
+over is a sign too. No sign alone tells (each is seen on some single layers): ``vision.stacked_model`` weighs
+them all together, and only squares that cannot be one layer's (``not_one_layer``) ask the spread alone.
+(Dev seeds 6101-6102, 131 trays with a cube on another, 469 single-layer, with these two signs alone:
+asked to be spread by the sides alone 37 % of them, 60 counted wrong, by 0.1 of a top left alone 51 %, by
+either with 0.15 62 %, with 0.1 72 %, 21 counted wrong; the price, single-layer trays asked to be spread: 5.7,
+4.0, 6.8 and 9.4 % of them.)
 """
 
 from __future__ import annotations
@@ -125,6 +127,8 @@ SHADOW_LONG = 1.5  # a cube's shadow this many times one layer's ...
 SHADOW_MIN_MM = 4.0  # ... when one layer's is this long at least (shorter ones are lost in the blur)
 SHADOW_MORE_MM = 3.0  # ... and this much longer
 DIRECTIONS = 24  # the shadows are measured this many ways round, the light's way chosen over the frame
+SHADED = (0.3, 0.8)  # a top's pixel between these (of the lit tops' brightness) is in a shadow
+SHADED_RIM_MM = 1.5  # a top's shadow is looked for this far inside its square
 
 
 class Shadows:
@@ -183,6 +187,28 @@ def top_shares(topness: np.ndarray, squares, side_px: float, piece_px: float) ->
         cv2.fillConvexPoly(own, np.round(corners * 16).astype(np.int32), i + 1, cv2.LINE_8, 4)
     sums = np.bincount(own.ravel(), topness.ravel(), len(squares) + 1)[1:]
     return [float(s) / piece_px for s in sums]
+
+
+def shaded_tops(v: np.ndarray, mine: np.ndarray, squares, side_px: float, px_per_mm: float) -> list[float]:
+    """The share of each counted cube's top in a shadow: its square (``squares``: (row, col, turn) each,
+    ``side_px`` wide) less ``SHADED_RIM_MM`` all round (its edges, the seams and sides beside it), the pixels of
+    its colour (``mine``) between ``SHADED`` of the lit tops' brightness (``v``). A single layer's tops are lit
+    whole; a cube lying on others casts its shadow across the tops beside it, a layer below."""
+    if not squares:
+        return []
+    inner = side_px - 2 * SHADED_RIM_MM * px_per_mm
+    if inner < 2:
+        return [0.0] * len(squares)
+    own = np.zeros(v.shape, np.uint8)
+    for i, (r, c, turn) in enumerate(squares):
+        corners = cv2.boxPoints(((c, r), (inner, inner), -turn))
+        cv2.fillConvexPoly(own, np.round(corners * 16).astype(np.int32), i + 1, cv2.LINE_8, 4)
+    lo, hi = SHADED
+    dark = (mine & (v >= lo) & (v < hi)).ravel()
+    ids = own.ravel()
+    area = np.bincount(ids, minlength=len(squares) + 1)[1:]
+    return [float(d) / a if a else 0.0 for d, a in zip(np.bincount(ids[dark], minlength=len(squares) + 1)[1:],
+                                                         area, strict=True)]
 
 
 def closest(centres, side: float) -> float:
@@ -274,14 +300,10 @@ def signs(c, frame: Frame, px_per_mm: float) -> tuple[list[str], list[str]]:
 LONG_SIDE, LONG_SHADOW, TOP_LEFT = "a long side", "a long shadow", "part of a top left over"
 
 
-def in_doubt(c, frame: Frame, px_per_mm: float) -> bool:
-    """A counted tray where a cube may lie on another: one sure sign, or two faint ones that agree. A top cut
-    and tops short of the count (which single layers in dim light show often: their tops' light is noisy)
-    count only beside a long shadow. (Dev seed 7611, cubes 0.8-1.2 times the layout's, 960 single-layer trays
-    counted and 113 with a cube on another counted wrong: the sides and lower tops alone asked the spread of 17
-    and 3 of them, with the overlapping and cut tops 21 and 18, with the faint pairs too 31 and 38.)"""
-    sure, faint = signs(c, frame, px_per_mm)
-    if sure:
-        return True
-    strong = [f for f in faint if f in (LONG_SIDE, LONG_SHADOW, TOP_LEFT)]
-    return len(strong) >= 2 or (LONG_SHADOW in faint and len(faint) >= 2)
+def not_one_layer(c) -> bool:
+    """The counted cubes' squares cannot be a single layer's: two tops overlapping, or one partly hidden
+    (``CLOSE_TOPS``, ``CUT_TOP``). A cube lying on others shows so; so does a count gone wrong (a dim tray
+    counted three too many overlapped its squares): either way the count is not given."""
+    shares = [x for x in c.shares if x > 0]
+    typical = float(np.median(shares)) if shares else 0.0
+    return c.closest < CLOSE_TOPS or (typical > 0 and min(shares) / typical < CUT_TOP)

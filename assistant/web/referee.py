@@ -49,13 +49,14 @@ def judge(fields: dict[str, str], photo: bytes | None, seen: Any, hub: Any) -> d
         frame, source = seen.frame, "the live frame"
     else:
         raise ValueError("give a photo of the table, or choose the live frame")
-    read_endgame({**data, "reserve": {}}, "players")  # the players are checked before anything is counted
+    # the players are checked before anything is counted; given them, trays in doubt that decide nothing are not asked
+    players, _ = read_endgame({**data, "reserve": {}}, "players")
     calibration = _calibration(hub)
     with tempfile.TemporaryDirectory() as tmp:
         picture_path, drawn = Path(tmp) / "table.png", Path(tmp) / "drawn.png"
         cv2.imwrite(str(picture_path), frame)
         try:
-            counts, origin = photo_counts(str(picture_path), hand, str(drawn), calibration)
+            counts, origin = photo_counts(str(picture_path), hand, str(drawn), calibration, LAYOUT, players)
         except UncountedTray as e:
             message = (str(e).replace(str(picture_path), source).replace("give --count COLOUR=N", "type the count")
                        .replace("type them in ENDGAME.json", "type them below"))  # the CLI's words, the form's

@@ -320,14 +320,14 @@ def render_frame(layout: Layout, state: dict[str, Any], conditions: Conditions,
     skin, sleeve = hand_polygons(c.hand) if c.hand else ([], [])
     draw_shadows(canvas, pieces, c.lighting)
     nadir = camera.C[:2]
-    # (cubes lying on others last: their base is raised)
+    # Far to near (a seal under another in the upper one's place), cubes lying on others last: their base is
+    # raised. (Once each: a second pass drew every cube lying on another as a column from the board, and a
+    # nearer cube under it over its top.)
     for p in sorted(pieces, key=lambda p: (getattr(p, "z_mm", 0.0),
-                                           -float(np.linalg.norm(np.asarray(p.center) - nadir)))):
+                                           -float(np.linalg.norm(np.asarray(anchors.get(id(p), p.center)) - nadir)),
+                                           p.base_mm)):
         draw = draw_card if p.shape.kind == "card" else piles.draw if isinstance(p, piles.Raised) else draw_piece
         draw(canvas, camera, p, c.lighting)
-    for p in sorted(pieces, key=lambda p: (-float(np.linalg.norm(np.asarray(anchors.get(id(p), p.center)) - nadir)),
-                                           p.base_mm)):
-        (draw_card if p.shape.kind == "card" else draw_piece)(canvas, camera, p, c.lighting)
     _draw_fingers(canvas, layout, pieces, c)
     if c.hand:
         draw_hand_shadow(canvas, skin + sleeve, c.hand, c.lighting)

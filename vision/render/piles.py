@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from calibration.layout import Zone
 from vision.pieces import PieceShape
-from vision.render.scene import Placed, draw_piece
+from vision.render.lamps import irradiance
+from vision.render.scene import SHIFT, Placed, _footprint, _shadow_offset, draw_piece
 
 GAP_MM = 0.3  # between two touching cubes (none quite flush)
 EDGE_MM = 1.0  # a cube keeps this far inside the tray's walls
@@ -46,8 +48,10 @@ class PileStyle:
 @dataclass(frozen=True)
 class Raised(Placed):
     """A cube lying on others: its base ``z_mm`` above the board (``shape.height`` is its top's height,
-    so that its shadow is cast from there)."""
+    so that its shadow is cast from there); ``below``: the pile's cubes drawn before it, on whose tops its
+    shadow falls."""
     z_mm: float = 0.0
+    below: tuple[Placed, ...] = ()
 
 
 def random_style(rng: np.random.Generator, stacked: float = 0.0) -> PileStyle:
@@ -94,7 +98,7 @@ def pile(zone: Zone, counts: dict[str, int], shapes: dict[str, PieceShape], colo
         cx, cy = under.center[0] + reach * side * math.cos(a), under.center[1] + reach * side * math.sin(a)
         z = under.shape.height * (0.5 if lean else 1.0)
         out.append(Raised(label, PieceShape("cube", (side, side), z + side), (cx, cy), float(rng.uniform(0, 90)),
-                          _tint(colours[label], style, rng), _spec(rng), z))
+                          _tint(colours[label], style, rng), _spec(rng), z, tuple(out)))
     return out
 
 
@@ -184,8 +188,10 @@ def _lay(zone: Zone, sides: list[float], style: PileStyle, rng: np.random.Genera
 
 
 def draw(canvas, camera, p: Raised, lighting) -> None:
-    """A cube lying on others: ``draw_piece`` from the plane of its base (its footprint as the camera sees it
-    there, drawn with sides its own height)."""
+    """A cube lying on others: its shadow on the tops of the cubes below it (``top_shadows``), then
+    ``draw_piece`` from the plane of its base (its footprint as the camera sees it there, drawn with sides its
+    own height)."""
+    top_shadows(canvas, camera, p, lighting)
     side = p.shape.size[0]
     k = camera.height / (camera.height - p.z_mm)
     centre = camera.lift(np.array([p.center]), p.z_mm)[0]
@@ -216,3 +222,47 @@ class _LiftedBase:
         c = self.camera.C[:2]
         base = c + (np.asarray(xy, float) - c) / self.k  # back to the board plane
         return self.camera.lift(base, self.z + h)
+
+
+def top_shadows(canvas, camera, p: Raised, lighting) -> None:
+    """The shadow of a cube lying on others across the tops of the cubes below it (``p.below``), as a camera
+    sees it: the board's shadows are drawn before the pieces, and a cube's top was lit whole even under a
+    cube lying beside it a layer higher. Each top is a plane at its own height; the part of ``p`` above it
+    casts on it along the light (each source's share of the light taken away under a mixed light)."""
+    lights = [(lighting, 1.0)]
+    if lighting.sources:
+        at = [np.array([v], np.float32) for v in p.center]
+        levels = [float(irradiance(s, *at).sum()) for s in lighting.sources]
+        ambient = 3 * lighting.intensity * float(np.mean(lighting.gains))
+        lights = [(replace(lighting, azimuth_deg=s.azimuth_deg, elevation_deg=s.elevation_deg, sources=()),
+                   level / (ambient + sum(levels))) for s, level in zip(lighting.sources, levels, strict=True)]
+    side = p.shape.size[0]
+    reach = 4 * side  # (a long shadow at a low light's elevation)
+    base = _footprint(p)
+    for q in p.below:
+        hq = q.shape.height
+        if p.shape.height <= hq or np.hypot(*np.subtract(q.center, p.center)) > reach:
+            continue
+        top = camera.lift(_footprint(q), hq).astype(np.float32)
+        for one, share in lights:
+            # the part of p above q's top, cast onto q's top's plane: between its lowest and highest points there
+            low, high = max(p.z_mm, hq) - hq, p.shape.height - hq
+            cast = np.concatenate([base - _shadow_offset(one, low), base - _shadow_offset(one, high)])
+            hull = cv2.convexHull(camera.lift(cast, hq).astype(np.float32))
+            area, part = cv2.intersectConvexConvex(hull.reshape(-1, 2), top)
+            if part is None or area <= 0:
+                continue
+            _darken(canvas, part.reshape(-1, 2), one.shadow * share)
+
+
+def _darken(canvas, poly_mm: np.ndarray, depth: float) -> None:
+    """The canvas under ``poly_mm`` (board mm) darkened by ``depth`` (its antialiased edge in part)."""
+    pts = canvas.px(poly_mm)
+    x, y, w, h = cv2.boundingRect(pts >> SHIFT)
+    x0, y0 = max(0, x - 2), max(0, y - 2)
+    x1, y1 = min(canvas.w, x + w + 2), min(canvas.h, y + h + 2)
+    if x1 <= x0 or y1 <= y0:
+        return
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillPoly(mask, [pts - (np.array([x0, y0]) << SHIFT)], 1.0, cv2.LINE_AA, SHIFT)
+    canvas.image[y0:y1, x0:x1] *= (1 - depth * mask)[..., None]

@@ -1,0 +1,102 @@
+"""The learned test of a cube lying on another: one probability per counted tray, from the signs
+``vision.stacked`` measures (``features``).
+
+Each sign alone is also seen on single layers (dim light's noisy tops, a side on a shadow's edge), and a
+rule over them ("one sure sign, or two faint ones") asks either too many single layers to be spread or lets
+stacked trays through. A small network over all of them (``vision/models/stacked.npz``, a few hundred
+weights) weighs them together; it is trained on the randomised renderer's trays (``alchemy-table
+train-stacked``, ``vision/train_stacked.py``), every tray of every frame one example, its truth the
+renderer's ``stacked`` flag. Reading needs numpy only.
+"""
+
+from __future__ import annotations
+
+import math
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from vision import stacked
+
+MODEL_PATH = Path(__file__).parent / "models" / "stacked.npz"
+NAMES = ("side", "stray", "least share", "typical share", "closest", "shadow", "shadow mm", "short", "cubes",
+         "shaded", "shaded 2nd", "shaded sum", "sure", "faint")
+N_FEATURES = len(NAMES)
+
+
+def features(c, frame: stacked.Frame, px_per_mm: float) -> np.ndarray:
+    """The numbers the test weighs for one counted tray (``c``: a ``CountReading`` measured with the signs;
+    ``frame``: what the frame's trays tell of one layer), each where a single layer sits near 0 or 1 whatever
+    the cubes' size and the light."""
+    sides = list(c.sides)
+    ref = max((x for x in (stacked._layer(sides), frame.side) if x is not None), default=None)
+    side = max(sides) / ref if sides and ref and ref >= stacked.MIN_SIDE_PX else 1.0
+    shares = [x for x in c.shares if x > 0]
+    typical = float(np.median(shares)) if shares else 1.0
+    least = min(shares) / typical if shares and typical > 0 else 1.0
+    shadow, more = _shadow(c.shadows, frame, px_per_mm)
+    shaded = [*sorted(c.shaded, reverse=True), 0.0, 0.0]
+    sure, faint = stacked.signs(c, frame, px_per_mm)
+    return np.array([min(side, 4.0), min(c.stray, 2.0), least, min(typical, 2.0), min(c.closest, 3.0),
+                     min(shadow, 4.0), float(np.clip(more, -10, 20)), float(np.clip(c.count - c.pieces_area, -3, 3)),
+                     math.log1p(c.count), shaded[0], shaded[1], min(sum(c.shaded), 3.0), len(sure), len(faint)],
+                    np.float32)
+
+
+def _shadow(s, frame: stacked.Frame, px_per_mm: float) -> tuple[float, float]:
+    """The longest shadow the light's way against one layer's (ratio, and mm longer); 1 and 0 unknown."""
+    if s is None or frame.way is None or frame.shadow is None or not len(s):
+        return 1.0, 0.0
+    runs, hidden = s.at(frame.way)
+    own = stacked._layer([float(r) for r, hid in zip(runs, hidden, strict=True) if not hid and r > 0])
+    ref = max(x for x in (own, frame.shadow) if x is not None)
+    longest = float(runs.max())
+    return (longest / ref if ref > 0 else 1.0), (longest - ref) / px_per_mm
+
+
+def doubt(c, frame: stacked.Frame, px_per_mm: float) -> float:
+    """How likely a cube lies on another in a counted tray (the shipped model's probability)."""
+    return float(shipped().probability(features(c, frame, px_per_mm)[None])[0])
+
+
+class StackedModel:
+    """Standardised features through one hidden layer of rectified units to a logistic output."""
+
+    def __init__(self, mean: np.ndarray, scale: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+                 b2: np.ndarray, threshold: float, unsure: float):
+        self.mean, self.scale, self.w1, self.b1, self.w2, self.b2 = mean, scale, w1, b1, w2, b2
+        # ``threshold``: a tray is asked to be spread from this probability; ``unsure``: from this one, a tray
+        # counted may hide a cube or two under others (the referee asks it where that changes a result)
+        self.threshold, self.unsure = threshold, unsure
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> StackedModel:
+        try:
+            with np.load(path) as z:
+                model = cls(*(z[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")), float(z["threshold"]),
+                            float(z["unsure"]))
+        except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as e:
+            raise ValueError(f"{path}: not a stacked-cube model ({e}); retrain it: alchemy-table train-stacked") \
+                from None
+        if model.mean.shape != (N_FEATURES,) or model.w1.shape[0] != N_FEATURES:
+            raise ValueError(f"{path}: a stacked-cube model of other features; retrain it: alchemy-table "
+                             f"train-stacked")
+        return model
+
+    def save(self, path: Path) -> None:
+        with open(path, "wb") as f:
+            np.savez_compressed(f, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1, w2=self.w2,
+                                b2=self.b2, threshold=np.array(self.threshold), unsure=np.array(self.unsure))
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        """P(a cube lies on another) for each row of ``x`` (n, N_FEATURES)."""
+        h = np.maximum(((np.asarray(x, np.float32) - self.mean) / self.scale) @ self.w1 + self.b1, 0.0)
+        z = (h @ self.w2 + self.b2).ravel()
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+
+@lru_cache(maxsize=1)
+def shipped() -> StackedModel:
+    return StackedModel.load()
