@@ -20,7 +20,8 @@ import numpy as np
 DETAIL_MM = 1.5  # the print is what a blur of this much (sigma) takes away: letters, digits, edges
 BLOCK_MM = 6.0  # blocks of this side (a few letters of a title, a digit), half overlapping
 MARGIN_MM = 3.0  # the card's border and its cut edge left out
-SHIFT_PX = 1  # each block at its best shift of up to this (the warp onto the card leaves that much)
+SHIFT_PX = 1  # each block at its best shift of up to this, the query registered onto the card (``tell``): no
+# further, or a card of a family of one picture never enrolled finds its own digits' strokes in the card's
 PRINTED = 0.25  # a block has print where its energy reaches this fraction of the card's typical printed block
 CORRELATES = 0.4  # a block of print is found again when it correlates this much with the card's
 MISSING_MAX = 3  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
@@ -64,7 +65,7 @@ def inside(mask: np.ndarray, shape: tuple[int, int], px_per_mm: float) -> np.nda
 
 def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
     """Per block of the card (half overlapping ``BLOCK_MM``, inside ``MARGIN_MM``): whether ``ref`` or
-    ``query`` (``detail`` of the card and of the query warped onto it) has print there, and whether the
+    ``query`` (``detail`` of the card and of the query registered onto it) has print there, and whether the
     two correlate there (``CORRELATES``, at the best shift of up to ``SHIFT_PX``). Two boolean grids."""
     if query.shape != ref.shape:
         query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)

@@ -98,7 +98,8 @@ class Teller:
         self._centre = len(features.SHIFTS_MM) ** 2 // 2
         flats = [r.reshape(len(r), -1) for r in self.refs]
         self._flat = [(f, (f * f).sum(axis=1)) for f in flats]
-        self.grey = [_grey(card_photos[0]) for card_photos in photos]
+        self.greys = [[_grey(p) for p in card_photos] for card_photos in photos]
+        self.grey = [g[0] for g in self.greys]
         self.photo = [card_photos[0] for card_photos in photos]
         self._glare_ref = [glare.reference(p) for p in self.photo]
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
@@ -173,9 +174,10 @@ class Teller:
         d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
         return int((d > DEVIATES).sum()), float(d.sum())
 
-    def _aligned(self, card: np.ndarray, i: int) -> np.ndarray:
-        """``card`` warped onto card ``i``'s first photo (an affine fit of their brightness, ECC)."""
-        ref = self.grey[i]
+    def _aligned(self, card: np.ndarray, i: int, photo: int = 0) -> np.ndarray:
+        """``card`` warped onto card ``i``'s first photo, or its ``photo``-th (an affine fit of their
+        brightness, ECC); ``card`` itself when the fit fails or goes further than a misplaced cut."""
+        ref = self.greys[i][photo]
         q = _grey(card)
         warp = np.eye(2, 3, dtype=np.float32)
         try:
@@ -374,13 +376,26 @@ class Teller:
     def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None, seen: np.ndarray) -> bool:
         """Whether the query ``image`` (in card ``i``'s frame) shows ``i``'s fine print again (``fineprint``),
         over its whole face or the blocks in ``where``, as one of ``i``'s photos shows it; blocks not wholly
-        ``seen`` (cells: nothing lies over them) are left out, as a fingertip hides a card's print."""
-        query = fineprint.detail(image, self.px_per_mm)
+        ``seen`` (cells: nothing lies over them) are left out, as a fingertip hides a card's print.
+
+        The print is compared at half a millimetre, finer than the query's descriptor was fitted: the query
+        chosen for its cells (as cut, or warped onto the nearest candidate) may still lie a millimetre off
+        and turned a degree (the cells' shifts forgive that), which moves a title's strokes off the card's.
+        So, when its print is not found as given, it is registered again onto each photo it is compared
+        with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
+        and bands, its title's letters and digits still differ."""
         within = fineprint.inside(seen, image.shape[:2], self.px_per_mm)
         if where is not None:
             within &= where
-        return min(fineprint.missing(ref, query, self.px_per_mm, within) for ref in self.prints[i]) \
-            <= fineprint.MISSING_MAX
+        as_given = fineprint.detail(image, self.px_per_mm)
+        for k, ref in enumerate(self.prints[i]):
+            if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
+                return True
+            registered = self._aligned(image, i, k)
+            if registered is not image and fineprint.missing(ref, fineprint.detail(registered, self.px_per_mm),
+                                                             self.px_per_mm, within) <= fineprint.MISSING_MAX:
+                return True
+        return False
 
 
 def _alone(d: np.ndarray) -> float:
