@@ -13,7 +13,9 @@ card, and each card's picture cut out upright. Enrolling a card again replaces i
 
 After enrolling (and with ``--check`` alone) every pair of look-alike cards of the set is checked: can the
 two be told apart at the table (``vision.cards.check``)? A pair that cannot names the card that needs a
-second photo: taken again (another moment, the card moved), it is given with ``--second``.
+second photo: taken again (another moment, the card moved), it is given with ``--second``. A card of no
+pair that is not named from its own photo as the table may see it is named too (its photo too dim, soft or
+glared).
 """
 
 from __future__ import annotations
