@@ -21,7 +21,7 @@ import numpy as np
 
 from calibration.layout import load_layout
 from vision.cards import card_size
-from vision.cards.check import check_set
+from vision.cards.check import check_set, read_back, unread
 from vision.cards.enrol import cards_shown
 from vision.cards.evaluate import CardTally, format_cards
 from vision.cards.store import CardSet
@@ -47,7 +47,9 @@ def enrol_rendered(layout, seed: int = 1000, deck: int | None = None, second: bo
             card_set.enrol(name, _photo(layout, zone, name, [seed, i], deck))
     if second:
         for card_set in sets.values():
-            for name in sorted({n for c in check_set(card_set) for n in c.failed}):
+            named = read_back(card_set)
+            asked = {n for c in check_set(card_set, named) for n in c.failed} | set(unread(card_set, named))
+            for name in sorted(asked):
                 zone, i = zones[name]
                 card_set.enrol(name, _photo(layout, zone, name, [seed + 1, i], deck), second=True)
     return sets

@@ -13,7 +13,9 @@ card, and each card's picture cut out upright. Enrolling a card again replaces i
 
 After enrolling (and with ``--check`` alone) every pair of look-alike cards of the set is checked: can the
 two be told apart at the table (``vision.cards.check``)? A pair that cannot names the card that needs a
-second photo: taken again (another moment, the card moved), it is given with ``--second``.
+second photo: taken again (another moment, the card moved), it is given with ``--second``. A card of no
+pair that is not named from its own photo as the table may see it is named too (its photo too dim, soft or
+glared).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 from calibration.layout import load_layout
 from calibration.store import load_calibration
 from vision.cards import card_size
-from vision.cards.check import check_set
+from vision.cards.check import check_set, read_back, unread
 from vision.cards.enrol import EnrolError, cards_shown
 from vision.cards.store import open_set
 from vision.image import load_frame
@@ -124,7 +126,8 @@ def _report(sets: dict, zones: dict) -> int:
         if not len(card_set):
             print(f"set {set_name}: no card enrolled in {card_set.folder}")
             continue
-        checks = check_set(card_set)
+        named = read_back(card_set)
+        checks = check_set(card_set, named)
         bad = [c for c in checks if c.verdict != "told apart"]
         print(f"set {set_name}: {len(checks)} look-alike pairs, {len(checks) - len(bad)} told apart")
         for c in checks:
@@ -134,6 +137,9 @@ def _report(sets: dict, zones: dict) -> int:
             elif c.verdict == "too close":
                 line += ": they barely differ on the print; they will read unknown rather than be confused"
             print(line)
+        for name in unread(card_set, named):
+            print(f"  {name}: not named from its own photo as the table may see it (too dim, soft or glared?): "
+                  f"enrol it again in better light, or add another picture with --second")
     for set_name, card_set in sets.items():
         allowed = sorted({label for z in zones.values() if z.card_set == set_name for label in z.labels} - {"empty"})
         missing = [n for n in allowed if n not in card_set]

@@ -5,7 +5,8 @@ blurred a little, under a light falling off across it, with sensor noise and JPE
 matched against the whole set. A pair of look-alikes is *told apart* when every view of each of the two
 is named as itself; a pair is *too close* when their own cells differ over less than ``MIN_MM2``
 (then no second photo helps: the cards hardly differ on the print). A second photo of a card (``calibrate
-cards --second``) is itself one more view, a real one: it must be named too.
+cards --second``) is itself one more view, a real one: it must be named too. A card of no pair that is not
+named in its own views is named too (``unread``): its photo does not show it as the table will.
 """
 
 from __future__ import annotations
@@ -53,13 +54,21 @@ def table_views(photo: np.ndarray, seed: int = 0) -> list[np.ndarray]:
     return views
 
 
-def check_set(card_set: CardSet) -> list[PairCheck]:
-    """Every pair of look-alike cards of ``card_set``, most alike first, with its verdict."""
+def read_back(card_set: CardSet) -> dict[str, bool]:
+    """Whether each card of ``card_set`` is named as itself in every view of its photos as the table may
+    see them (``table_views`` of its first photo, and each further photo as it is)."""
     named: dict[str, bool] = {}
     for name in card_set.names:
         photos = card_set.photos(name)
         views = [v for p in photos[:1] for v in table_views(p)] + photos[1:]
         named[name] = all(card_set.match(v).name == name for v in views)
+    return named
+
+
+def check_set(card_set: CardSet, named: dict[str, bool] | None = None) -> list[PairCheck]:
+    """Every pair of look-alike cards of ``card_set``, most alike first, with its verdict (``named``: the
+    set's ``read_back``, computed when not given)."""
+    named = read_back(card_set) if named is None else named
     teller = card_set.teller
     out = []
     for a, b, likeness in card_set.pairs():
@@ -68,3 +77,12 @@ def check_set(card_set: CardSet) -> list[PairCheck]:
         failed = tuple(n for n in (a, b) if not named[n])
         out.append(PairCheck(a, b, likeness, area, failed))
     return out
+
+
+def unread(card_set: CardSet, named: dict[str, bool] | None = None) -> list[str]:
+    """The cards of no look-alike pair that are not named in their own views (``read_back``): a card alone
+    of its family is held to all its fine print, and a photo too dim, soft or glared to show it again
+    would leave the card ``unknown`` at the table, with no pair to say so."""
+    named = read_back(card_set) if named is None else named
+    paired = {n for a, b, _ in card_set.pairs() for n in (a, b)}
+    return [n for n in card_set.names if not named[n] and n not in paired]

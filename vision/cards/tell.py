@@ -30,7 +30,9 @@ capped (a fingertip or a glare streak costs the cells it covers, never more). Th
   own. A card without look-alikes: the mean over its whole face. Either way, the query may deviate from
   the card over at most ``UNEXPLAINED_MM2`` where nothing lies over it (``_unexplained``, thin strokes
   included); a card enrolled alone of its family is no exception, as a card of that family never enrolled
-  shares all but its own title, numbers and art with it.
+  shares all but its own title, numbers and art with it. And its fine print must be found again at the
+  cut's resolution (``fineprint``: all of it for a card without look-alikes, the blocks of it none of its
+  look-alikes shows for the others), where a stranger's title letters and digits differ.
 
 The card is named when its coarse score reaches ``store.ACCEPT``, its fit is within the limits
 (``FIT_MAX``, ``QUERY_FIT_MAX``, ``FIT_ALONE``) and its evidence against each other candidate is at least
@@ -50,7 +52,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.cards import features, glare
+from vision.cards import features, fineprint, glare
 from vision.cards.glare import GLARE_LIT
 
 TAU = 8.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
@@ -96,9 +98,13 @@ class Teller:
         self._centre = len(features.SHIFTS_MM) ** 2 // 2
         flats = [r.reshape(len(r), -1) for r in self.refs]
         self._flat = [(f, (f * f).sum(axis=1)) for f in flats]
-        self.grey = [_grey(card_photos[0]) for card_photos in photos]
+        self.greys = [[_grey(p) for p in card_photos] for card_photos in photos]
+        self.grey = [g[0] for g in self.greys]
         self.photo = [card_photos[0] for card_photos in photos]
         self._glare_ref = [glare.reference(p) for p in self.photo]
+        self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
+        self._images: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a query's descriptor -> the image it describes
+        self._own_print: dict[int, np.ndarray] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
@@ -152,13 +158,15 @@ class Teller:
         print (a warp pulled by a fingertip brings it no nearer; a band of light that is not glare neither)."""
         plain = features.fine(card, self.grid)
         warped = self._aligned(card, i)
-        if warped is card:
-            return plain
-        options = [plain, features.fine(warped, self.grid)]
-        lifted = glare.deglared(warped, self._glare_ref[i])
-        if lifted is not None:
-            options.append(features.fine(lifted, self.grid))
-        return min(options, key=lambda q: self._deviation(q, i))
+        options = [(plain, card)]
+        if warped is not card:
+            options.append((features.fine(warped, self.grid), warped))
+            lifted = glare.deglared(warped, self._glare_ref[i])
+            if lifted is not None:
+                options.append((features.fine(lifted, self.grid), lifted))
+        q, image = min(options, key=lambda o: self._deviation(o[0], i))
+        self._images[id(q)] = (q, image)  # the entry keeps its query alive: its id is not reused
+        return q
 
     def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
         """How far the query ``q`` lies from card ``i``, as the fit judges it: the cells that deviate (a
@@ -166,9 +174,10 @@ class Teller:
         d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
         return int((d > DEVIATES).sum()), float(d.sum())
 
-    def _aligned(self, card: np.ndarray, i: int) -> np.ndarray:
-        """``card`` warped onto card ``i``'s first photo (an affine fit of their brightness, ECC)."""
-        ref = self.grey[i]
+    def _aligned(self, card: np.ndarray, i: int, photo: int = 0) -> np.ndarray:
+        """``card`` warped onto card ``i``'s first photo, or its ``photo``-th (an affine fit of their
+        brightness, ECC); ``card`` itself when the fit fails or goes further than a misplaced cut."""
+        ref = self.greys[i][photo]
         q = _grey(card)
         warp = np.eye(2, 3, dtype=np.float32)
         try:
@@ -206,7 +215,7 @@ class Teller:
         if not candidates:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
-        self._near = {}
+        self._near, self._images = {}, {}
 
         def query_of(c: int) -> np.ndarray:
             """The query under candidate ``c``'s turn, warped onto the nearest candidate with that turn: its
@@ -242,7 +251,8 @@ class Teller:
                 d_best = self.distance(query, best)
                 seen = self.seen(best, d_best, query)
                 ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
-        return best, self.fit(query, best, d_best, seen), float(ev.min()) if len(ev) else 1.0
+        return best, self.fit(query, best, d_best, seen, self._images[id(query)][1]), \
+            float(ev.min()) if len(ev) else 1.0
 
     def seen(self, i: int, d: np.ndarray, query: np.ndarray) -> np.ndarray:
         """(rows, cols) 1 where the query (``d``: its distance map to card ``i``) shows its print, 0 where
@@ -314,15 +324,22 @@ class Teller:
         out[((w * w).sum(axis=1) <= 1e-6) | (ab >= 1 - 1e-3)] = -1.0
         return out
 
-    def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None) -> float:
+    def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None,
+            image: np.ndarray | None = None) -> float:
         """How far the query (in card ``i``'s frame; ``d`` its distance map to ``i``) lies from card ``i``
         where ``i``'s family differs, as a fraction of ``FIT_MAX``: the larger of its weighted mean distance
         over ``i``'s own cells (where ``i`` differs from every look-alike) and over the query's own cells
         (where the query differs from every look-alike of ``i``): a card of the family never enrolled has
         a title, numbers and art of its own, which ``i`` does not have. A card without look-alikes: the mean
-        over all its cells, against ``FIT_ALONE``."""
+        over all its cells, against ``FIT_ALONE``. Either way its fine print (``fineprint``: all of it for a
+        card without look-alikes, else the blocks none of them shows) must be found again in ``image`` (the
+        query as its descriptor was made: warped onto ``i``, glare taken off) at the cut's resolution, where a
+        card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
-            return _alone(d) / FIT_ALONE
+            alone = _alone(d) / FIT_ALONE
+            if alone <= 1.0 and image is not None and not self._print_found(image, i, None, _edge_seen(d)):
+                return np.inf
+            return alone
         seen = np.ones(d.shape, np.float32) if seen is None else seen
         own = self.own[i]
         # What makes it this card must be seen, whatever lies over it: a stranger under a streak is no excuse.
@@ -335,7 +352,50 @@ class Teller:
         # deviates by noise, blur and a millimetre of misfit (measured on dev decks: at most 38 mm²).
         if _unexplained(d, seen) > UNEXPLAINED_MM2:
             return np.inf
+        # Its own print at the cut's resolution: a stranger's title letters and digits blur alike in cells.
+        if image is not None and not self._print_found(image, i, self._own_blocks(i), seen.astype(bool)):
+            return np.inf
         return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+
+    def _own_blocks(self, i: int) -> np.ndarray:
+        """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
+        title's letters, its numbers, its own mark and art, at the cut's resolution (each look-alike's photo
+        warped onto ``i``'s first, as a query is). Learnt for every card of the set on its first reading (a
+        few seconds for twenty look-alikes: a set's first frame is its loading), not at each enrolment."""
+        if not self._own_print:
+            for c in range(len(self.names)):
+                own = None
+                for j in self.look_alikes[c]:
+                    photo = self.photo[j][::-1, ::-1] if self._align(c, j)[1] else self.photo[j]
+                    printed, found = fineprint.blocks(self.prints[c][0], fineprint.detail(
+                        self._aligned(photo, c), self.px_per_mm), self.px_per_mm)
+                    own = printed & ~found if own is None else own & ~found
+                self._own_print[c] = own
+        return self._own_print[i]
+
+    def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None, seen: np.ndarray) -> bool:
+        """Whether the query ``image`` (in card ``i``'s frame) shows ``i``'s fine print again (``fineprint``),
+        over its whole face or the blocks in ``where``, as one of ``i``'s photos shows it; blocks not wholly
+        ``seen`` (cells: nothing lies over them) are left out, as a fingertip hides a card's print.
+
+        The print is compared at half a millimetre, finer than the query's descriptor was fitted: the query
+        chosen for its cells (as cut, or warped onto the nearest candidate) may still lie a millimetre off
+        and turned a degree (the cells' shifts forgive that), which moves a title's strokes off the card's.
+        So, when its print is not found as given, it is registered again onto each photo it is compared
+        with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
+        and bands, its title's letters and digits still differ."""
+        within = fineprint.inside(seen, image.shape[:2], self.px_per_mm)
+        if where is not None:
+            within &= where
+        as_given = fineprint.detail(image, self.px_per_mm)
+        for k, ref in enumerate(self.prints[i]):
+            if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
+                return True
+            registered = self._aligned(image, i, k)
+            if registered is not image and fineprint.missing(ref, fineprint.detail(registered, self.px_per_mm),
+                                                             self.px_per_mm, within) <= fineprint.MISSING_MAX:
+                return True
+        return False
 
 
 def _alone(d: np.ndarray) -> float:
@@ -343,15 +403,21 @@ def _alone(d: np.ndarray) -> float:
     over its cells but those of deviating patches that reach its edge (a fingertip, a hand come from outside
     the card; a card of its family never enrolled differs inside it: its art, title and numbers); 1 (as far
     as can be) when such patches hide more than ``EDGE_HIDDEN`` of it."""
-    n, labels = cv2.connectedComponents((d > DEVIATES / 2).view(np.uint8), connectivity=8)
-    edge = _at_edge(labels, n)
-    edge[0] = False
-    seen = ~edge[labels]
+    seen = _edge_seen(d)
     if seen.mean() < 1 - EDGE_HIDDEN:
         return 1.0
     if _unexplained(d, seen) > UNEXPLAINED_MM2:
         return np.inf
     return float(d[seen].mean())
+
+
+def _edge_seen(d: np.ndarray) -> np.ndarray:
+    """(rows, cols) True but in the deviating patches (from card ``d``'s distance map) that reach the card's
+    edge: a fingertip, a hand come from outside the card."""
+    n, labels = cv2.connectedComponents((d > DEVIATES / 2).view(np.uint8), connectivity=8)
+    edge = _at_edge(labels, n)
+    edge[0] = False
+    return ~edge[labels]
 
 
 def _unexplained(d: np.ndarray, seen: np.ndarray) -> float:

@@ -1,0 +1,95 @@
+"""A card's fine print found again, block by block, at the cut's resolution (0.5 mm pixels).
+
+A card of a family never enrolled shares its frame, palette, bands, rules box and, in a family of one
+picture, its art with the enrolled cards of its family; it differs in its title's letters, its numbers and
+a small mark, which the 1.5 mm cells of ``features.fine`` blur into the same texture (dev decks 601-608,
+701-711, every card judged as if enrolled alone: 8 % of the cards never enrolled passed the whole-face
+fit). At 0.5 mm pixels they differ: the card's brightness with its slow parts taken away (``DETAIL_MM``) is
+compared block by block (``BLOCK_MM``, half overlapping, each at its best shift of up to ``SHIFT_PX``) over
+the blocks where the card or the query has print; a card of the set correlates in all but a few (noise in
+dim light, a glare spot), a stranger's title and numbers do not. Correlation, not distance: blur, dim
+light and a sleeve's haze lower the print's contrast, not its shape. A card enrolled alone of its family
+is held to all its print (nothing says where its family's cards differ); a card with look-alikes to the
+blocks of its print that none of them shows (``tell.Teller._own_blocks``).
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+DETAIL_MM = 1.5  # the print is what a blur of this much (sigma) takes away: letters, digits, edges
+BLOCK_MM = 6.0  # blocks of this side (a few letters of a title, a digit), half overlapping
+MARGIN_MM = 3.0  # the card's border and its cut edge left out
+SHIFT_PX = 1  # each block at its best shift of up to this, the query registered onto the card (``tell``): no
+# further, or a card of a family of one picture never enrolled finds its own digits' strokes in the card's
+PRINTED = 0.25  # a block has print where its energy reaches this fraction of the card's typical printed block
+CORRELATES = 0.4  # a block of print is found again when it correlates this much with the card's
+MISSING_MAX = 3  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
+
+
+def detail(card: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The card's print (BGR uint8, upright): its brightness minus its slow parts, float32."""
+    grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return grey - cv2.GaussianBlur(grey, (0, 0), DETAIL_MM * px_per_mm)
+
+
+def _grid(shape: tuple[int, int], px_per_mm: float) -> tuple[int, np.ndarray, np.ndarray]:
+    """The block side and the blocks' top rows and left columns (px) on a card image of ``shape``."""
+    h, w = shape
+    b = max(4, round(BLOCK_MM * px_per_mm))
+    m = max(SHIFT_PX, round(MARGIN_MM * px_per_mm))
+    return b, np.arange(m, h - m - b + 1, b // 2), np.arange(m, w - m - b + 1, b // 2)
+
+
+def _sums(img: np.ndarray, b: int, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The sums of ``img`` over every block (len(ys), len(xs)), from its integral image."""
+    return _block_sums(cv2.integral(img, sdepth=cv2.CV_64F), b, ys, xs)
+
+
+def _block_sums(s: np.ndarray, b: int, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """The sums over the blocks of side ``b`` at rows ``ys`` and columns ``xs`` from an integral image."""
+    y, x = ys[:, None], xs[None, :]
+    return s[y + b, x + b] - s[y, x + b] - s[y + b, x] + s[y, x]
+
+
+def inside(mask: np.ndarray, shape: tuple[int, int], px_per_mm: float) -> np.ndarray:
+    """The blocks (as ``blocks`` grids them on a card image of ``shape``) wholly inside ``mask`` (a boolean
+    grid of any size over the card: the cells where nothing lies over it)."""
+    b, ys, xs = _grid(shape, px_per_mm)
+    px = cv2.resize(mask.astype(np.uint8), (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST)
+    # And a block's width from what lies over the card: a fingertip's shadow and soft edge reach beyond the
+    # cells it sets apart.
+    px = cv2.erode(px, np.ones((b, b), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=1)
+    return _sums(px.astype(np.float32), b, ys, xs) >= b * b - 0.5
+
+
+def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per block of the card (half overlapping ``BLOCK_MM``, inside ``MARGIN_MM``): whether ``ref`` or
+    ``query`` (``detail`` of the card and of the query registered onto it) has print there, and whether the
+    two correlate there (``CORRELATES``, at the best shift of up to ``SHIFT_PX``). Two boolean grids."""
+    if query.shape != ref.shape:
+        query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
+    b, ys, xs = _grid(ref.shape, px_per_mm)
+
+    def sums(img: np.ndarray) -> np.ndarray:
+        return _sums(img, b, ys, xs)
+
+    aa = sums(ref * ref)
+    qq = cv2.integral(query * query, sdepth=cv2.CV_64F)
+    best = np.full(aa.shape, -1.0)
+    for dy in range(-SHIFT_PX, SHIFT_PX + 1):
+        for dx in range(-SHIFT_PX, SHIFT_PX + 1):
+            bb = _block_sums(qq, b, ys + dy, xs + dx)  # the query's block moved by (dy, dx): inside the margin
+            moved = np.roll(query, (-dy, -dx), axis=(0, 1))  # the margin keeps the wrapped rows out of the blocks
+            best = np.maximum(best, sums(ref * moved) / np.sqrt(aa * bb + 1e-6))
+    energy = np.maximum(aa, _block_sums(qq, b, ys, xs))
+    typical = float(np.median(energy[energy >= np.median(energy)]))
+    return energy >= PRINTED * typical, best >= CORRELATES
+
+
+def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
+    """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
+    blocks) when given."""
+    printed, found = blocks(ref, query, px_per_mm)
+    lost = printed & ~found
+    return int((lost if where is None else lost & where).sum())
