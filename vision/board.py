@@ -29,7 +29,7 @@ from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration
 from vision.geometry import board_geometry, default_px_per_mm, grid_cell_means
 from vision.light_field import field_basis
-from vision.robust import channel_max, median
+from vision.robust import centre_and_spread, channel_max, median, medians
 
 BOARD_PX_PER_MM = 1.5  # the enrolled board's resolution, at most (a 14 mm gem is 21 px across)
 FIT_CELLS = 400  # grid cells the light surface is fitted on, at most
@@ -252,7 +252,7 @@ def _consensus(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     coef = np.linalg.solve(At @ Ap + 1e-9 * np.eye(k), At @ yp)  # (tries, k, 3)
     # (each try's residuals per channel, cells last: numpy's median along the middle axis is seven times slower)
     resid = np.ascontiguousarray((y[None] - A[None] @ coef).transpose(0, 2, 1))  # (tries, 3, n)
-    off = np.abs(resid - _middle(resid)[..., None])
+    off = np.abs(resid - medians(resid)[..., None])
     agree = np.maximum(np.maximum(off[:, 0], off[:, 1]), off[:, 2]) < FIT_SPREADS * FIT_MIN_SPREAD
     counts = agree.sum(axis=1)
     best_n = int(counts.max())
@@ -278,19 +278,5 @@ def _thin(cells: np.ndarray) -> np.ndarray:
 
 
 def _spread(values: np.ndarray) -> float:
-    """A robust standard deviation: 1.4826 median absolute deviation from the median (0 of nothing)."""
-    if len(values) == 0:
-        return 0.0
-    v = np.asarray(values, np.float64)
-    return float(1.4826 * median(np.abs(v - median(v))))
-
-
-def _middle(a: np.ndarray) -> np.ndarray:
-    """``np.median(a, axis=-1)``: the same values."""
-    part = a.copy()
-    k = a.shape[-1] // 2
-    if a.shape[-1] % 2:
-        part.partition(k, axis=-1)
-        return part[..., k]
-    part.partition((k - 1, k), axis=-1)
-    return (part[..., k - 1] + part[..., k]) / 2
+    """A robust standard deviation (``robust.centre_and_spread``; 0 of nothing)."""
+    return centre_and_spread(np.asarray(values, np.float64))[1] if len(values) else 0.0

@@ -22,6 +22,18 @@ def median(a: np.ndarray) -> float:
     return float((part[k - 1] + part[k]) / 2)  # (np.mean's sum and division, in the array's precision)
 
 
+def medians(a: np.ndarray) -> np.ndarray:
+    """``np.median(a, axis=-1)`` of a float array (no NaN): the same values, several times faster when the
+    last axis is not the array's only long one."""
+    part = a.copy()
+    k = a.shape[-1] // 2
+    if a.shape[-1] % 2:
+        part.partition(k, axis=-1)
+        return part[..., k]
+    part.partition((k - 1, k), axis=-1)
+    return (part[..., k - 1] + part[..., k]) / 2
+
+
 def lower_quartile(a: np.ndarray) -> float:
     """``np.percentile(a, 25)`` of a 1-d float array (no NaN): the same value."""
     at = 0.25 * (a.size - 1)

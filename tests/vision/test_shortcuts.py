@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 import vision.read
-from vision import board, classify, count, place_model
+from vision import classify, count, place_model, robust
 from vision.colour import bgr_to_lab
 from vision.geometry import RectMeans, grid_cell_means, rect_means
 from vision.light_field import FIELD_SLACK, LightField
@@ -251,4 +251,4 @@ def test_the_places_windows_and_the_fits_middles_are_the_plain_ones():
     assert np.array_equal(place_model._conv3(h), plain)
     for n in (400, 401, 1, 2):
         a = rng.standard_normal((6, 3, n))
-        assert np.array_equal(board._middle(a), np.median(a, axis=-1))
+        assert np.array_equal(robust.medians(a), np.median(a, axis=-1))

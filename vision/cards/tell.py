@@ -336,8 +336,9 @@ class Teller:
         query as its descriptor was made: warped onto ``i``, glare taken off) at the cut's resolution, where a
         card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
-            alone = _alone(d) / FIT_ALONE
-            if alone <= 1.0 and image is not None and not self._print_found(image, i, None, _edge_seen(d)):
+            unhidden = _edge_seen(d)
+            alone = _alone(d, unhidden) / FIT_ALONE
+            if alone <= 1.0 and image is not None and not self._print_found(image, i, None, unhidden):
                 return np.inf
             return alone
         seen = np.ones(d.shape, np.float32) if seen is None else seen
@@ -398,12 +399,11 @@ class Teller:
         return False
 
 
-def _alone(d: np.ndarray) -> float:
+def _alone(d: np.ndarray, seen: np.ndarray) -> float:
     """The mean distance to a card without look-alikes (nothing tells where its family's cards would differ)
-    over its cells but those of deviating patches that reach its edge (a fingertip, a hand come from outside
-    the card; a card of its family never enrolled differs inside it: its art, title and numbers); 1 (as far
-    as can be) when such patches hide more than ``EDGE_HIDDEN`` of it."""
-    seen = _edge_seen(d)
+    over its cells ``seen``: all but the deviating patches that reach its edge (``_edge_seen``: a fingertip, a
+    hand come from outside the card; a card of its family never enrolled differs inside it: its art, title and
+    numbers); 1 (as far as can be) when such patches hide more than ``EDGE_HIDDEN`` of it."""
     if seen.mean() < 1 - EDGE_HIDDEN:
         return 1.0
     if _unexplained(d, seen) > UNEXPLAINED_MM2:
