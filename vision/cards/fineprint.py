@@ -67,6 +67,13 @@ def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.nda
     """Per block of the card (half overlapping ``BLOCK_MM``, inside ``MARGIN_MM``): whether ``ref`` or
     ``query`` (``detail`` of the card and of the query registered onto it) has print there, and whether the
     two correlate there (``CORRELATES``, at the best shift of up to ``SHIFT_PX``). Two boolean grids."""
+    printed, corr = correlations(ref, query, px_per_mm)
+    return printed, corr >= CORRELATES
+
+
+def correlations(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per block (as ``blocks`` grids them): whether ``ref`` or ``query`` has print there, and how much the
+    two correlate there at the best shift of up to ``SHIFT_PX`` (-1..1)."""
     if query.shape != ref.shape:
         query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
     b, ys, xs = _grid(ref.shape, px_per_mm)
@@ -84,7 +91,7 @@ def blocks(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.nda
             best = np.maximum(best, sums(ref * moved) / np.sqrt(aa * bb + 1e-6))
     energy = np.maximum(aa, _block_sums(qq, b, ys, xs))
     typical = float(np.median(energy[energy >= np.median(energy)]))
-    return energy >= PRINTED * typical, best >= CORRELATES
+    return energy >= PRINTED * typical, best
 
 
 def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
