@@ -94,6 +94,31 @@ def correlations(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[
     return energy >= PRINTED * typical, best
 
 
+def patches(img: np.ndarray, px_per_mm: float, where: np.ndarray) -> np.ndarray:
+    """(n, side²): ``img``'s blocks (as ``blocks`` grids them) at the ``where`` ones, in row-major order."""
+    b, ys, xs = _grid(img.shape, px_per_mm)
+    r, c = np.nonzero(where)
+    return np.lib.stride_tricks.sliding_window_view(img, (b, b))[ys[r], xs[c]].reshape(len(r), b * b)
+
+
+def shifted_patches(img: np.ndarray, px_per_mm: float, where: np.ndarray) -> np.ndarray:
+    """(n, shifts, side²): ``patches`` of ``img`` moved by every shift of up to ``SHIFT_PX``."""
+    b, ys, xs = _grid(img.shape, px_per_mm)
+    r, c = np.nonzero(where)
+    windows = np.lib.stride_tricks.sliding_window_view(img, (b, b))
+    steps = range(-SHIFT_PX, SHIFT_PX + 1)
+    return np.stack([windows[ys[r] + dy, xs[c] + dx].reshape(len(r), b * b) for dy in steps for dx in steps], axis=1)
+
+
+def best_correlation(ref: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """(n,): per block, the correlation of ``ref``'s patch (n, side²) with ``query``'s at its best shift
+    (n, shifts, side²), as ``correlations`` computes it: a few blocks compared directly, for a tenth of the
+    cost of every block."""
+    dots = np.einsum("nk,nsk->ns", ref, query)
+    norms = np.sqrt((ref * ref).sum(axis=1)[:, None] * np.einsum("nsk,nsk->ns", query, query) + 1e-6)
+    return (dots / norms).max(axis=1) if len(ref) else np.zeros(0)
+
+
 def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
     """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
     blocks) when given."""

@@ -105,7 +105,7 @@ class Teller:
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
         self._images: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a query's descriptor -> the image it describes
         self._own_print: dict[int, np.ndarray] = {}
-        self._onto: dict[tuple[int, int], np.ndarray] = {}
+        self._onto: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
@@ -159,14 +159,14 @@ class Teller:
         print (a warp pulled by a fingertip brings it no nearer; a band of light that is not glare neither)."""
         plain = features.fine(card, self.grid)
         warped = self._aligned(card, i)
-        options = [(plain, card)]
+        options = [(plain, card, None)]
         if warped is not card:
-            options.append((features.fine(warped, self.grid), warped))
+            options.append((features.fine(warped, self.grid), warped, i))
             lifted = glare.deglared(warped, self._glare_ref[i])
             if lifted is not None:
-                options.append((features.fine(lifted, self.grid), lifted))
-        q, image = min(options, key=lambda o: self._deviation(o[0], i))
-        self._images[id(q)] = (q, image)  # the entry keeps its query alive: its id is not reused
+                options.append((features.fine(lifted, self.grid), lifted, i))
+        q, image, onto = min(options, key=lambda o: self._deviation(o[0], i))
+        self._images[id(q)] = (q, image, onto)  # the entry keeps its query alive: its id is not reused
         return q
 
     def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
@@ -252,16 +252,32 @@ class Teller:
                 d_best = self.distance(query, best)
                 seen = self.seen(best, d_best, query)
                 ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
-        image = self._images[id(query)][1]
+        _, image, onto = self._images[id(query)]
         fit = self.fit(query, best, d_best, seen, image)
-        others = [c for c in candidates if c != best]
-        weak = [m for m in range(len(others)) if ev[m] < EVIDENCE_MIN]
-        if weak and fit <= 1.0:
-            # Two cards of a family of one picture differ in their digits, title and a small mark, which the
-            # cells blur in dim light or under a bow: their fine print says it (either scale suffices).
-            ev = ev.copy()
-            ev[weak] = np.maximum(ev[weak], self.fine_evidence(image, best, [others[m] for m in weak], seen))
-        return best, fit, float(ev.min()) if len(ev) else 1.0
+        least = float(ev.min()) if len(ev) else 1.0
+        if fit <= 1.0:
+            least = self._fine_least(image, onto == best, best, [c for c in candidates if c != best], ev, seen)
+        return best, fit, least
+
+    def _fine_least(self, image: np.ndarray, registered: bool, best: int, others: list[int], ev: np.ndarray,
+                    seen: np.ndarray) -> float:
+        """The least evidence for ``best`` (``ev``: its cells' against each of ``others``) with its fine print
+        heard too (``fine_evidence``). Two cards of a family of one picture differ in their digits, title and
+        a small mark, which the cells blur in dim light or under a bow: where the cells leave the evidence
+        against a candidate under ``EVIDENCE_MIN``, the fine print may give it (either scale suffices). And
+        no scale may speak for another card: a query whose fine print lies nearer one of ``best``'s
+        look-alikes than ``best`` itself (a card of the family never enrolled, whose title's letters
+        correlate with the card's only by the band they sit on) has that as its evidence."""
+        weak = [others[m] for m in range(len(others)) if ev[m] < EVIDENCE_MIN]
+        rivals = sorted(set(weak) | set(self.look_alikes[best]))
+        least = float(ev.min()) if len(ev) else 1.0
+        if not rivals:
+            return least
+        fine = dict(zip(rivals, self.fine_evidence(image, best, rivals, seen, registered), strict=True))
+        if weak:
+            least = float(min(np.fmax(e, fine[c]) if c in fine else e for c, e in zip(others, ev, strict=True)))
+        against = [fine[j] for j in self.look_alikes[best] if np.isfinite(fine[j])]
+        return min([least, *(f for f in against if f < 0)])
 
     def seen(self, i: int, d: np.ndarray, query: np.ndarray) -> np.ndarray:
         """(rows, cols) 1 where the query (``d``: its distance map to card ``i``) shows its print, 0 where
@@ -333,35 +349,46 @@ class Teller:
         out[((w * w).sum(axis=1) <= 1e-6) | (ab >= 1 - 1e-3)] = -1.0
         return out
 
-    def fine_evidence(self, image: np.ndarray, a: int, others: Sequence[int], seen: np.ndarray) -> np.ndarray:
-        """(len(others),): how much nearer the query ``image`` (in card ``a``'s frame) lies to ``a`` than to
-        each of ``others`` in fine print: over the blocks of print where the two cards' photos do not
-        correlate, (corr(q, a) - corr(q, b)) / (1 - corr(a, b)), the blocks not wholly ``seen`` counting for
-        neither; 1 when it is exactly ``a``, -1 when exactly the other."""
+    def fine_evidence(self, image: np.ndarray, a: int, others: Sequence[int], seen: np.ndarray,
+                      registered: bool = False) -> np.ndarray:
+        """(len(others),): how much nearer the query ``image`` (in card ``a``'s frame; ``registered`` when
+        already warped onto ``a``'s photo) lies to ``a`` than to each of ``others`` in fine print: over the
+        blocks of print where the two cards' photos do not correlate (``fineprint.CORRELATES``), (corr(q, a)
+        - corr(q, b)) / (1 - corr(a, b)), the blocks not wholly ``seen`` counting for neither; 1 when it is
+        exactly ``a``, -1 when exactly the other, NaN when the two photos' print differs in no block."""
         px = self.px_per_mm
+        pairs = [self._fine_pair(a, b) for b in others]
+        out = np.full(len(others), np.nan)
+        union = np.zeros_like(self._fine_pair(a, others[0])[0]) if len(others) else None
+        for differ, _, _ in pairs:
+            union |= differ
+        if union is None or not union.any():
+            return out
         within = fineprint.inside(seen, image.shape[:2], px)
-        registered = self._aligned(image, a)
-        q = fineprint.detail(registered, px)
-        ref_a = self.prints[a][0]
-        _, c_qa = fineprint.correlations(ref_a, q, px)
-        out = np.full(len(others), -1.0)
-        for k, b in enumerate(others):
-            ref_b = self._print_onto(b, a)
-            printed, c_ab = fineprint.correlations(ref_a, ref_b, px)
-            differ = printed & (c_ab < fineprint.CORRELATES)
-            if not differ.any():
-                continue
-            _, c_qb = fineprint.correlations(ref_b, q, px)
-            score = np.clip((c_qa - c_qb) / np.maximum(1 - c_ab, 0.1), -1, 1)
-            out[k] = float(score[differ & within].sum()) / float(differ.sum())
+        q = fineprint.detail(image if registered else self._aligned(image, a), px)  # onto a's photo, as b's was
+        shifted = fineprint.shifted_patches(q, px, union)
+        row = np.zeros(union.shape, np.int64)
+        row[union] = np.arange(int(union.sum()))
+        c_qa = np.zeros(union.shape)
+        c_qa[union] = fineprint.best_correlation(fineprint.patches(self.prints[a][0], px, union), shifted)
+        for k, (differ, c_ab, patches_b) in enumerate(pairs):
+            if differ.any():
+                c_qb = fineprint.best_correlation(patches_b, shifted[row[differ]])
+                score = np.clip((c_qa[differ] - c_qb) / np.maximum(1 - c_ab[differ], 0.1), -1, 1)
+                out[k] = float(score[within[differ]].sum()) / float(differ.sum())
         return out
 
-    def _print_onto(self, b: int, a: int) -> np.ndarray:
-        """Card ``b``'s first photo, turned as it lies against ``a`` and warped onto ``a``'s: its fine print."""
+    def _fine_pair(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Card ``b``'s first photo against ``a``'s, turned as it lies against it and warped onto it: the
+        blocks of print where the two differ (do not correlate), their correlation per block, and ``b``'s
+        print at those blocks (``fineprint.patches``). Learnt once per pair, when first needed."""
         key = (b, a)
         if key not in self._onto:
             photo = self.photo[b][::-1, ::-1] if self._align(a, b)[1] else self.photo[b]
-            self._onto[key] = fineprint.detail(self._aligned(photo, a), self.px_per_mm)
+            ref_b = fineprint.detail(self._aligned(photo, a), self.px_per_mm)
+            printed, c_ab = fineprint.correlations(self.prints[a][0], ref_b, self.px_per_mm)
+            differ = printed & (c_ab < fineprint.CORRELATES)
+            self._onto[key] = (differ, c_ab, fineprint.patches(ref_b, self.px_per_mm, differ))
         return self._onto[key]
 
     def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None,
@@ -407,10 +434,8 @@ class Teller:
             for c in range(len(self.names)):
                 own = None
                 for j in self.look_alikes[c]:
-                    photo = self.photo[j][::-1, ::-1] if self._align(c, j)[1] else self.photo[j]
-                    printed, found = fineprint.blocks(self.prints[c][0], fineprint.detail(
-                        self._aligned(photo, c), self.px_per_mm), self.px_per_mm)
-                    own = printed & ~found if own is None else own & ~found
+                    differ = self._fine_pair(c, j)[0]
+                    own = differ if own is None else own & differ
                 self._own_print[c] = own
         return self._own_print[i]
 
