@@ -94,6 +94,13 @@ def correlations(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[
     return energy >= PRINTED * typical, best
 
 
+def printed(img: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """Per block (as ``blocks`` grids them), whether ``img`` (``detail`` of a card) has print there."""
+    b, ys, xs = _grid(img.shape, px_per_mm)
+    energy = _sums(img * img, b, ys, xs)
+    return energy >= PRINTED * float(np.median(energy[energy >= np.median(energy)]))
+
+
 def patches(img: np.ndarray, px_per_mm: float, where: np.ndarray) -> np.ndarray:
     """(n, side²): ``img``'s blocks (as ``blocks`` grids them) at the ``where`` ones, in row-major order."""
     b, ys, xs = _grid(img.shape, px_per_mm)

@@ -105,7 +105,7 @@ class Teller:
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
         self._images: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a query's descriptor -> the image it describes
         self._own_print: dict[int, np.ndarray] = {}
-        self._onto: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
@@ -357,9 +357,9 @@ class Teller:
         - corr(q, b)) / (1 - corr(a, b)), the blocks not wholly ``seen`` counting for neither; 1 when it is
         exactly ``a``, -1 when exactly the other, NaN when the two photos' print differs in no block."""
         px = self.px_per_mm
-        pairs = [self._fine_pair(a, b) for b in others]
+        pairs = [self._fine_pair(a, b)[1:] for b in others]
         out = np.full(len(others), np.nan)
-        union = np.zeros_like(self._fine_pair(a, others[0])[0]) if len(others) else None
+        union = np.zeros_like(pairs[0][0]) if pairs else None
         for differ, _, _ in pairs:
             union |= differ
         if union is None or not union.any():
@@ -378,17 +378,19 @@ class Teller:
                 out[k] = float(score[within[differ]].sum()) / float(differ.sum())
         return out
 
-    def _fine_pair(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _fine_pair(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Card ``b``'s first photo against ``a``'s, turned as it lies against it and warped onto it: the
-        blocks of print where the two differ (do not correlate), their correlation per block, and ``b``'s
-        print at those blocks (``fineprint.patches``). Learnt once per pair, when first needed."""
+        blocks of print (either's) where the two differ (do not correlate); those of ``a``'s own print, their
+        correlation per block and ``b``'s print there (``fineprint.patches``). Learnt once per pair, when
+        first needed. (Where ``b`` alone has print, the query's correlation with ``a``'s blank says nothing.)"""
         key = (b, a)
         if key not in self._onto:
             photo = self.photo[b][::-1, ::-1] if self._align(a, b)[1] else self.photo[b]
             ref_b = fineprint.detail(self._aligned(photo, a), self.px_per_mm)
             printed, c_ab = fineprint.correlations(self.prints[a][0], ref_b, self.px_per_mm)
             differ = printed & (c_ab < fineprint.CORRELATES)
-            self._onto[key] = (differ, c_ab, fineprint.patches(ref_b, self.px_per_mm, differ))
+            mine = differ & fineprint.printed(self.prints[a][0], self.px_per_mm)
+            self._onto[key] = (differ, mine, c_ab, fineprint.patches(ref_b, self.px_per_mm, mine))
         return self._onto[key]
 
     def fit(self, query: np.ndarray, i: int, d: np.ndarray, seen: np.ndarray | None = None,
