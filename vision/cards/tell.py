@@ -34,6 +34,11 @@ capped (a fingertip or a glare streak costs the cells it covers, never more). Th
   cut's resolution (``fineprint``: all of it for a card without look-alikes, the blocks of it none of its
   look-alikes shows for the others), where a stranger's title letters and digits differ.
 
+Once the fit holds, the evidence is heard in fine print too (``fine_evidence``: the same measure over the
+blocks of the card's print where the other card's photo does not correlate): either scale may give the
+evidence against a candidate, and none may speak for another card (a query whose fine print lies nearer a
+look-alike than the card is a card of the family never enrolled, or a look-alike's: ``unknown``).
+
 The card is named when its coarse score reaches ``store.ACCEPT``, its fit is within the limits
 (``FIT_MAX``, ``QUERY_FIT_MAX``, ``FIT_ALONE``) and its evidence against each other candidate is at least
 ``EVIDENCE_MIN``; otherwise it is ``unknown``. Something over the card (``seen``) is left out where it
