@@ -108,7 +108,7 @@ class Teller:
         self.photo = [card_photos[0] for card_photos in photos]
         self._glare_ref = [glare.reference(p) for p in self.photo]
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
-        self._images: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a query's descriptor -> the image it describes
+        self._images: dict[int, tuple] = {}  # a query's descriptor -> it, its image, the card it was warped onto
         self._own_print: dict[int, np.ndarray] = {}
         self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
@@ -169,7 +169,7 @@ class Teller:
             fitted = features.fine(warped, self.grid)
             options.append((self._deviation(fitted, i), fitted, warped, i))
             # A streak's light is looked for where the warped card still deviates in some cell: light that
-            # moves no cell off the card's print changes nothing the fit judges (a quarter of the read's cost).
+            # moves no cell off the card's print changes nothing the fit judges (each pass costs 2-4 ms).
             lifted = glare.deglared(warped, self._glare_ref[i]) if options[-1][0][0] else None
             if lifted is not None:
                 fitted = features.fine(lifted, self.grid)
