@@ -66,7 +66,8 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         samples.setdefault(value, []).append(np.median(top, axis=0))
         places.setdefault(value, []).append(zone_id)
     learnt_lab = {label: np.median(np.array(v), axis=0) for label, v in samples.items()}
-    _pieces_seen(learnt_lab, reader, places, source)
+    if base is None or base.board is None:  # (against an enrolled board, ``learn_pieces`` looks for each piece)
+        _pieces_seen(learnt_lab, reader, places, source)
     colours = {label: lab_to_rgb(lab) for label, lab in learnt_lab.items()}
     if not colours:
         raise CalibrationFrameError(
@@ -111,7 +112,8 @@ def _pieces_seen(learnt_lab: dict[str, np.ndarray], reader, places: dict[str, li
     than half the way from the board's colour towards the layout's colour for that piece (along the line between
     them): its places showed the board, not the piece (a cube set beside its place). Learnt so, every tray of
     that colour read 0 with confidence (debug seed 14002, mixed light, table 0: grey learnt 0.01 of the way, the
-    board in the lamp's warm half; trays of 6, 13 and 17 read 0). Only the colours of count zones: a count of 0
+    board in the lamp's warm half; trays of 6, 13 and 17 read 0). Against the layout's plain board only (an
+    enrolled board, illustrated, is not its colour). Only the colours of count zones: a count of 0
     is a confident answer, and a white seal, 22 ΔE from the board, is 0.57 of the way in a warm light there."""
     board = bgr_to_lab(reader.model.background_bgr[None].astype(np.float32))[0]
     palette = ColourModel.from_palette(reader.layout).prototypes_bgr
