@@ -13,7 +13,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration, PieceModel
 from vision import classify
-from vision.colour import ColourModel, lab_to_rgb
+from vision.colour import ColourModel, bgr_to_lab, lab_to_rgb
 from vision.count import pieces_by_label
 from vision.geometry import COUNT_PX_PER_MM, rect_means
 from vision.pieces import piece_shapes
@@ -46,6 +46,7 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         raise CalibrationFrameError(f"{source}: no free board background to measure the light on")
     ref = reader.model.background_bgr * 255.0
     samples: dict[str, list[np.ndarray]] = {}
+    places: dict[str, list[str]] = {}
     k2 = g.cells * g.cells
     bg_lab = reader.prototypes[0]
     for zone_id, value in layout.calibration.items():
@@ -55,7 +56,6 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         i = g.slot_ids.index(zone_id)
         gain = field.gain(_basis_at(reader, zone.center), ref)
         cells = rect_means(integral, g.slot_rects[i * k2:(i + 1) * k2]).astype(np.float32) * gain / 255.0
-        from vision.colour import bgr_to_lab
         lab = bgr_to_lab(cells)
         # The piece's cells are those furthest from the background at any shade; its colour is their
         # brightest half (the lit top, not the sides).
@@ -64,7 +64,11 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         piece = lab[far if far.any() else d >= d.max()]  # (a slot of cells all alike: their colour)
         top = piece[piece[:, 0] >= np.median(piece[:, 0])]
         samples.setdefault(value, []).append(np.median(top, axis=0))
-    colours = {label: lab_to_rgb(np.median(np.array(v), axis=0)) for label, v in samples.items()}
+        places.setdefault(value, []).append(zone_id)
+    learnt_lab = {label: np.median(np.array(v), axis=0) for label, v in samples.items()}
+    if base is None or base.board is None:  # (against an enrolled board, ``learn_pieces`` looks for each piece)
+        _pieces_seen(learnt_lab, reader, places, source)
+    colours = {label: lab_to_rgb(lab) for label, lab in learnt_lab.items()}
     if not colours:
         raise CalibrationFrameError(
             f"{source}: {layout.name}'s [calibration] table sets out no piece to learn a colour from (only "
@@ -101,6 +105,33 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         learnt = Calibration(layout.name, colours, top_area, base.corners, base.camera, base.board,
                              learn_pieces(frame, layout, base, source))
     return learnt
+
+
+def _pieces_seen(learnt_lab: dict[str, np.ndarray], reader, places: dict[str, list[str]], source: str) -> None:
+    """Raises CalibrationFrameError where a colour learnt (Lab, the frame normalised to the board) has come less
+    than half the way from the board's colour towards the layout's colour for that piece (along the line between
+    them): its places showed the board, not the piece (a cube set beside its place). Learnt so, every tray of
+    that colour read 0 with confidence (debug seed 14002, mixed light, table 0: grey learnt 0.01 of the way, the
+    board in the lamp's warm half; trays of 6, 13 and 17 read 0). Against the layout's plain board only (an
+    enrolled board, illustrated, is not its colour). Only the colours of count zones: a count of 0
+    is a confident answer, and a white seal, 22 ΔE from the board, is 0.57 of the way in a warm light there."""
+    board = bgr_to_lab(reader.model.background_bgr[None].astype(np.float32))[0]
+    palette = ColourModel.from_palette(reader.layout).prototypes_bgr
+    counted = {label for z in reader.layout.zones if z.kind == "count" for label in z.labels}
+    unseen = [label for label, lab in learnt_lab.items() if label in palette and label in counted
+              and _way_from_board(lab, bgr_to_lab(np.asarray(palette[label], np.float32)[None])[0], board) < 0.5]
+    if unseen:
+        raise CalibrationFrameError(
+            f"{source}: no {' or '.join(unseen)} piece seen on its place "
+            f"({', '.join(z for label in unseen for z in places[label])}): what is there is the board's colour; "
+            f"set the piece on its place and take the calibration frame again")
+
+
+def _way_from_board(lab: np.ndarray, own: np.ndarray, board: np.ndarray) -> float:
+    """How far ``lab`` has come from ``board`` towards ``own`` (0 the board, 1 the piece's colour), along the line
+    between them."""
+    way = own - board
+    return float((lab - board) @ way / max(float(way @ way), 1e-9))
 
 
 def top_ratio(trays: list[float]) -> float | None:

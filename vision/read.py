@@ -27,7 +27,7 @@ from calibration.layout import Layout
 from calibration.store import Calibration, LensModel
 from vision import classify, robust, stacked, stacked_model
 from vision.colour import ColourModel, bgr_to_lab
-from vision.count import count_zone
+from vision.count import agreed, count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
 from vision.hands import HandFinder
 from vision.light_field import LightField, field_basis, fit_light_field
@@ -349,6 +349,7 @@ class Reader:
                 counts[zid] = found[0] if same else CountReading(None, 0.0, reason="a shadow across the tray")
                 continue
             counts[zid] = self._count(i, norm, foot)
+        counts = agreed(counts)  # (each tray's area against the frame's unit: a table's light puts all off alike)
         if self.spread_stacked:
             counts = self._unstacked(counts)
         if self.cards:
