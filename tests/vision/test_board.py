@@ -286,7 +286,8 @@ def test_the_place_measures_are_the_plain_sums_over_the_image(tables, tmp_path):
 
 
 # Fresh seeds drawn for this test (2026-11-26, session 36) and never used while developing.
-BESIDE_HAND_TABLES = (("chaudron", "illustrated", 4121), ("alchimiste", "plain", 4122), ("alchymia", "illustrated", 4123))
+BESIDE_HAND_TABLES = (("chaudron", "illustrated", 4121), ("alchimiste", "plain", 4122),
+                      ("alchymia", "illustrated", 4123))
 
 
 def test_places_beside_a_hand_in_plain_sight_are_read_and_places_under_it_wait(tmp_path):
@@ -294,7 +295,8 @@ def test_places_beside_a_hand_in_plain_sight_are_read_and_places_under_it_wait(t
     partly under it. A place half under it or more reads `unknown`; less, the place model reads it from what it
     sees (it learnt from such places). Before, a place 5 % under the mask read `unknown`: on the development
     tables two in five of the places the mask touched were in plain sight. Measured when written: 30 of
-    the 92 places the mask touched in plain sight read right, none wrong, none under the hand read (before: none read)."""
+    the 92 places the mask touched in plain sight read right, none wrong, none under the hand read (before:
+    none read)."""
     beside = right = 0
     wrong, confident_under_hand = [], []
     for name, kind, seed in BESIDE_HAND_TABLES:
