@@ -49,6 +49,8 @@ def table_examples(folder: Path, work: Path) -> tuple[np.ndarray, np.ndarray, np
     for path in sorted(folder.glob("f[0-9]*.png")):
         truth = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
         frame = cv2.imread(str(path))
+        if frame is None:  # (a frame that cannot be read, here or half-written, teaches nothing)
+            continue
         reader.locator.invalidate()
         location = reader.locator.locate(frame)
         if not location.found:

@@ -283,3 +283,44 @@ def test_the_place_measures_are_the_plain_sums_over_the_image(tables, tmp_path):
         assert measured.area_in.sum() > 0
         for name, want in plain.items():
             assert np.array_equal(getattr(measured, name), want), name
+
+
+# Fresh seeds drawn for this test (2026-11-26, session 36) and never used while developing.
+BESIDE_HAND_TABLES = (("chaudron", "illustrated", 4121), ("alchimiste", "plain", 4122),
+                      ("alchymia", "illustrated", 4123))
+
+
+def test_places_beside_a_hand_in_plain_sight_are_read_and_places_under_it_wait(tmp_path):
+    """The hand's mask takes in its shadow and a margin around it, so places in plain sight beside the hand are
+    partly under it. A place half under it or more reads `unknown`; less, the place model reads it from what it
+    sees (it learnt from such places). Before, a place 5 % under the mask read `unknown`: on the development
+    tables two in five of the places the mask touched were in plain sight. Measured when written: 30 of
+    the 92 places the mask touched in plain sight read right, none wrong, none under the hand read (before:
+    none read)."""
+    beside = right = 0
+    wrong, confident_under_hand = [], []
+    for name, kind, seed in BESIDE_HAND_TABLES:
+        layout = load_layout(name)
+        rng = np.random.default_rng(seed)
+        table = random_table(layout, rng, kind)
+        empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+        calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
+        reader = Reader(layout, _calibrated(layout, empty, calibration, tmp_path / f"{name}-{kind}.json"))
+        for light in LIGHTS:
+            frame, truth = table_frame(table, layout, rng, light, hand=True)
+            reader.locator.invalidate()
+            reading = reader.read(frame)
+            _, _, _, cover = reader.board_reader.compared(frame, reader.locator.locate(frame))
+            for zid, want in truth["zones"].items():
+                got = reading.zones[zid]
+                if want == "unknown":
+                    if got.label != "unknown" and got.confidence >= 0.5:
+                        confident_under_hand.append((name, light, zid, got))
+                elif zid not in truth.get("partly_hidden", []) and cover[zid] >= 0.05:
+                    beside += 1
+                    right += got.label == want
+                    if got.label not in (want, "unknown"):
+                        wrong.append((name, light, zid, want, got))
+    assert not confident_under_hand, confident_under_hand
+    assert not wrong, wrong
+    assert beside >= 20 and right >= 0.2 * beside, (right, beside)
