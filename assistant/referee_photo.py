@@ -151,7 +151,8 @@ def tray_counts(trays: dict, colours: list[str], hand: dict[str, int], players=N
                                               if why.startswith(MAY_LIE) else
                                               (values[len(values) // 2], IN_DOUBT.format(values=values_text(values))))
         doubtful = {}
-    return counts, origin, doubtful
+    # (in the trays' own order, whichever were in doubt: the page and the annotation list them so)
+    return {c: counts[c] for c in colours if c in counts}, origin, doubtful
 
 
 def _unread(reason: str | None) -> str:
