@@ -50,6 +50,17 @@ def _calibrated(layout, empty, calibration_frame, path):
     return load_calibration(path, layout.name)
 
 
+def _enrolled_table(name: str, kind: str, seed: int, tmp_path):
+    """(layout, table, its generator, a reader) for a fresh table of ``seed``, its empty board enrolled and its
+    calibration frame learnt as `calibrate board` and `calibrate colours` do."""
+    layout = load_layout(name)
+    rng = np.random.default_rng(seed)
+    table = random_table(layout, rng, kind)
+    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+    calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
+    return layout, table, rng, Reader(layout, _calibrated(layout, empty, calibration, tmp_path / f"{name}-{kind}.json"))
+
+
 @pytest.mark.parametrize("kind", ["plain", "illustrated"])
 def test_an_enrolled_board_is_read_right_under_every_light(tables, kind, tmp_path):
     layout, empty, calibration_frame, frames = tables[kind]
@@ -90,12 +101,7 @@ def test_the_other_layouts_enrolled_are_read_right_under_every_light(tmp_path):
     would be wrong nowhere, so the share read is held too)."""
     unread = zones = 0
     for name, kind, seed in OTHER_TABLES:
-        layout = load_layout(name)
-        rng = np.random.default_rng(seed)
-        table = random_table(layout, rng, kind)
-        empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
-        calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
-        reader = Reader(layout, _calibrated(layout, empty, calibration, tmp_path / f"{name}-{kind}.json"))
+        layout, table, rng, reader = _enrolled_table(name, kind, seed, tmp_path)
         wrong, confident_under_hand = [], []
         for i, light in enumerate(LIGHTS):
             frame, truth = table_frame(table, layout, rng, light, hand=(i == 2))
@@ -300,12 +306,7 @@ def test_places_beside_a_hand_in_plain_sight_are_read_and_places_under_it_wait(t
     beside = right = 0
     wrong, confident_under_hand = [], []
     for name, kind, seed in BESIDE_HAND_TABLES:
-        layout = load_layout(name)
-        rng = np.random.default_rng(seed)
-        table = random_table(layout, rng, kind)
-        empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
-        calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
-        reader = Reader(layout, _calibrated(layout, empty, calibration, tmp_path / f"{name}-{kind}.json"))
+        layout, table, rng, reader = _enrolled_table(name, kind, seed, tmp_path)
         for light in LIGHTS:
             frame, truth = table_frame(table, layout, rng, light, hand=True)
             reader.locator.invalidate()
