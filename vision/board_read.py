@@ -23,6 +23,7 @@ from calibration.store import BoardImage, Calibration, PieceModel
 from vision import masks, place_model
 from vision.board import FIT_MIN_SPREAD, NOISE_SPREADS, BoardComparison, Difference
 from vision.colour import L_WEIGHT, bgr_to_lab, rgb_to_lab
+from vision.count import agreed
 from vision.geometry import COUNT_PX_PER_MM
 from vision.pieces import piece_shapes
 from vision.place_crops import PlaceCrops
@@ -389,6 +390,7 @@ class BoardReader:
             if diff is not None:
                 cv2.copyTo(self._tray_board[i], cv2.compare(self._tray_differs(diff, i), 0, cv2.CMP_EQ), norm)
             out[zid] = self.base._count(i, norm, foot)
+        out = agreed(out)  # (each tray's count against its area, in the calibration's tops or the frame's)
         return self.base._unstacked(out) if self.base.spread_stacked else out
 
     def _tray_differs(self, diff: Difference, i: int) -> np.ndarray:
