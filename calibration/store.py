@@ -12,6 +12,9 @@ One JSON file per board and camera, each part optional::
 
 ``board`` and ``pieces`` come from ``calibrate board`` and ``calibrate colours`` run after it: the reader then
 decides "piece or not" against the enrolled board (``vision.board``), not against the layout's board colour.
+``colours`` learnt with ``pieces`` (against the enrolled board) are the pieces in white light, as the trays are
+then counted; colours learnt before the board was enrolled are relative to the layout's board colour, and the
+reader of an enrolled board leaves them aside.
 
 ``calibrate`` sub-commands merge into an existing file, so one file collects them all.
 """

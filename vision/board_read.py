@@ -66,11 +66,9 @@ class BoardReader:
         self.compare = BoardComparison(layout, board)
         g = self.compare.geometry
         self.geometry = g
-        # (the base reader's grid is the board's, both at the board's resolution: the trays' light uses its means)
-        self._same_grid = (base.geometry.grid_shape, base.geometry.grid_px) == (g.grid_shape, g.grid_px)
         # Colours are measured as if the enrolled board had been lit by white light bright enough to show the
         # markers' paper at PAPER_LEVEL: a board enrolled in dim or coloured light keeps its pieces apart.
-        self._white_scale = (PAPER_LEVEL / np.maximum(_paper_white(layout, self.compare), 1.0)).astype(np.float32)
+        self.white_scale = (PAPER_LEVEL / np.maximum(_paper_white(layout, self.compare), 1.0)).astype(np.float32)
         self.pieces = _piece_models(layout, calibration)
         nominal_board = np.clip(base.model.background_bgr * 255.0, 0, 255).astype(np.uint8)
         # Per tray: the canonical pixel under each pixel of its crop (rows, columns), and its crop all of the
@@ -82,17 +80,25 @@ class BoardReader:
             self._tray_px.append((np.clip((ys * g.px_per_mm).astype(np.intp), 0, h - 1),
                                   np.clip((xs * g.px_per_mm).astype(np.intp), 0, w - 1)))
             self._tray_board.append(np.broadcast_to(nominal_board, (len(ys), len(xs), 3)).copy())
+        # (the enrolled board smoothed over a few pixels, and never black: what the light is measured against)
+        self._smooth_board = np.maximum(cv2.blur(self.compare.image.astype(np.float32), (5, 5)), np.float32(1.0))
+        s = g.px_per_mm
+        self._tray_rects = []  # each tray's rows and columns in the canonical image
+        for zid in base.geometry.count_ids:
+            x0, y0, x1, y1 = layout.zone(zid).bounds
+            self._tray_rects.append((max(0, int(y0 * s)), min(h, max(int(y1 * s), int(y0 * s) + 1)),
+                                     max(0, int(x0 * s)), min(w, max(int(x1 * s), int(x0 * s) + 1))))
         grow = 2 * round(COUNT_PX_PER_MM) + 1
         self._tray_grow = np.ones((grow, grow), np.uint8)
         self.slot_ids = g.slot_ids
         self.owner, reach = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
         self._owner_flat = self.owner.ravel()
         # Each owned pixel's ring: 0 near the centre, 1 the rest of the place, 2 beyond it (off-centre, spill).
-        self._ring = np.digitize(reach.ravel(), [INNER, 1.0]).astype(np.int32)
+        self.ring = np.digitize(reach.ravel(), [INNER, 1.0]).astype(np.int32)
         # The owned pixels, those of the places themselves and those near their centres, once: a read then
         # looks at these alone (in ascending order, so every sum adds in the same order as over the image).
         self._inside = np.flatnonzero(self._owner_flat >= 0)
-        self._inside_ring = self._ring[self._inside]
+        self._inside_ring = self.ring[self._inside]
         self._place_px = self._inside[self._inside_ring < 2]
         self._inner_px = self._inside[self._inside_ring == 0]
         # Who owns them, and how many each place has, once (the enrolment fixes them; a read only gathers).
@@ -117,7 +123,7 @@ class BoardReader:
                                    for z in self.slot_ids], bool).reshape(len(self.slot_ids), len(self._labels))
         self._showing = colour_distances(self._board_lab, self._piece_labs)
         self._lab_of = dict(zip(self._labels, self._piece_labs, strict=True))
-        self.crops = PlaceCrops(layout, self.slot_ids, g.px_per_mm, self.compare.image, self._white_scale)
+        self.crops = PlaceCrops(layout, self.slot_ids, g.px_per_mm, self.compare.image, self.white_scale)
         self._mm2_per_px = 1.0 / g.px_per_mm ** 2
         self._zone_cells = _zone_cells(layout, g)
         rows, cols = g.grid_shape
@@ -282,7 +288,7 @@ class BoardReader:
         bgr = canonical.reshape(-1, 3).take(top, axis=0).astype(np.float32)
         bgr /= np.exp(diff.log_gain.reshape(-1, 3).take(top, axis=0))
         bgr *= np.exp(-shade[to])[:, None].astype(np.float32)
-        bgr *= self._white_scale
+        bgr *= self.white_scale
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
@@ -295,7 +301,7 @@ class BoardReader:
         n = len(self.slot_ids)
         owner = self._owner_flat
         px = self._inner_px
-        bgr = image.reshape(-1, 3)[px].astype(np.float32) * self._white_scale
+        bgr = image.reshape(-1, 3)[px].astype(np.float32) * self.white_scale
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         k = np.maximum(np.bincount(owner[px], minlength=n), 1)
         return np.stack([np.bincount(owner[px], weights=lab[:, c], minlength=n) / k for c in range(3)], axis=1)
@@ -376,8 +382,9 @@ class BoardReader:
         g = self.geometry
         if not g.count_ids:
             return {}
+        if diff is None:
+            diff = self.compare.compare(canonical)
         crops = self.base._count_crops(frame, location)
-        gains = self.base.tray_gains(canonical, location, None if diff is None or not self._same_grid else diff.grid)
         # (the camera's foot measures the cubes' sides, which only the test of a cube on another asks)
         foot = self.base._foot(frame, location) if self.base.spread_stacked else None
         out = {}
@@ -386,12 +393,37 @@ class BoardReader:
             if cover.get(zid, 0.0) * (x1 - x0) * (y1 - y0) >= 64.0:  # a quarter of a cube's top under the hand
                 out[zid] = CountReading(None, 0.0, reason="a hand over the tray")
                 continue
-            norm = cv2.transform(crops[i], np.diag(gains[i].astype(np.float32)))
-            if diff is not None:
-                cv2.copyTo(self._tray_board[i], cv2.compare(self._tray_differs(diff, i), 0, cv2.CMP_EQ), norm)
-            out[zid] = self.base._count(i, norm, foot)
+            out[zid] = self.base._count(i, self.tray_seen(crops[i], i, diff), foot)
         out = agreed(out)  # (each tray's count against its area, in the calibration's tops or the frame's)
         return self.base._unstacked(out) if self.base.spread_stacked else out
+
+    def in_white_light(self, canonical: np.ndarray, diff: Difference) -> np.ndarray:
+        """``canonical`` as if lit as the enrolled board was, by white light (float32 BGR, the markers' paper at
+        ``PAPER_LEVEL``): the light the frame shows divided out, pixel by pixel."""
+        return canonical.astype(np.float32) / self._light(diff, slice(None), slice(None)) * self.white_scale
+
+    def _light(self, diff: Difference, rows: slice, cols: slice) -> np.ndarray:
+        """The light over part of the board against the enrolment's, per pixel and channel (frame / enrolled):
+        the light was fitted on log(level + 4) (dark levels' noise held back), so the board's level it predicts
+        is taken back to a plain ratio. exp(fit) alone is the ratio of levels + 4: on a dark board in dim light
+        a channel the board has little of darkens less by it, and a grey cube divided by it turned olive."""
+        board = self._smooth_board[rows, cols]
+        level = (board + np.float32(4.0)) * np.exp(diff.log_gain[rows, cols]) - np.float32(4.0)
+        return np.maximum(level, np.float32(0.5)) / board
+
+    def tray_seen(self, crop: np.ndarray, i: int, diff: Difference) -> np.ndarray:
+        """Count zone ``i``'s crop as the counter is shown it: what differs from the enrolled board in white
+        light (the light the frame shows over the tray divided out, the enrolment's light made white by the
+        markers' paper, as the calibration frame's pieces were measured), the rest the board's nominal colour.
+        The board's own colour does not come in: a dark board no longer brightens a tray's cubes to white."""
+        r0, r1, c0, c1 = self._tray_rects[i]
+        rows, cols = slice(r0, r1), slice(c0, c1)
+        # (3,): frame / enrolled, the tray's board as a whole
+        light = (np.array(cv2.mean(self._light(diff, rows, cols) * self._smooth_board[rows, cols])[:3])
+                 / np.array(cv2.mean(self._smooth_board[rows, cols])[:3]))
+        norm = cv2.transform(crop, np.diag((self.white_scale / light).astype(np.float32)))
+        cv2.copyTo(self._tray_board[i], cv2.compare(self._tray_differs(diff, i), 0, cv2.CMP_EQ), norm)
+        return norm
 
     def _tray_differs(self, diff: Difference, i: int) -> np.ndarray:
         """Count zone ``i``'s crop pixels (``vision.geometry``'s count samples) that differ from the enrolled

@@ -18,6 +18,7 @@ from vision.count import pieces_by_label
 from vision.geometry import COUNT_PX_PER_MM, rect_means
 from vision.pieces import piece_shapes
 
+SEEN_SHARE = 0.5  # a piece showing less than this share of what pieces of its shape show on the calibration frame
 TRAYS_AGREE = 0.1  # trays whose measure of one top is within this share of their median agree with each other
 
 
@@ -33,6 +34,8 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         raise CalibrationFrameError(
             f"{layout.name}: layout has no [calibration] table, nothing to learn by colour (its board colour "
             f"needs none: every frame is normalised to it; card places are enrolled with 'calibrate cards')")
+    if base is not None and base.board is not None:
+        return _learn_enrolled(frame, layout, base, source)
     reader = Reader(layout, base)
     location = reader.locator.locate(frame)
     if not location.found:
@@ -66,8 +69,7 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         samples.setdefault(value, []).append(np.median(top, axis=0))
         places.setdefault(value, []).append(zone_id)
     learnt_lab = {label: np.median(np.array(v), axis=0) for label, v in samples.items()}
-    if base is None or base.board is None:  # (against an enrolled board, ``learn_pieces`` looks for each piece)
-        _pieces_seen(learnt_lab, reader, places, source)
+    _pieces_seen(learnt_lab, reader, places, source)
     colours = {label: lab_to_rgb(lab) for label, lab in learnt_lab.items()}
     if not colours:
         raise CalibrationFrameError(
@@ -93,18 +95,91 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         for label, n in counts.items():
             if n > 0 and units.get(label, 0) > 0:
                 ratios.setdefault(label, []).append(units[label] / n)
+    return Calibration(layout.name, colours, _top_areas(layout, ratios, palette_model),
+                       None if base is None else base.corners, None if base is None else base.camera)
+
+
+def _learn_enrolled(frame: np.ndarray, layout: Layout, base: Calibration, source: str) -> Calibration:
+    """Against the enrolled board: the pieces as ``learn_pieces`` sees them, and one piece's top measured in
+    the calibration trays as the board reader shows a tray to the counter (in white light, the board's own
+    colour left out: ``BoardReader.tray_seen``)."""
+    from vision.read import Reader
+
+    pieces = learn_pieces(frame, layout, base, source)
+    reader = Reader(layout, base)
+    board = reader.board_reader
+    location = reader.locator.locate(frame)
+    canonical = board.canonical(frame, location)
+    diff = board.compare.compare(canonical)
+    seen = cv2.blur(board.in_white_light(canonical, diff), (3, 3))  # (a pixel's noise with its neighbours')
+    colours = {label: rgb for label, rgb in _colours_in_white(layout, board, seen, diff.core).items()
+               if label in pieces}
+    reader = Reader(layout, Calibration(layout.name, colours, {}, base.corners, base.camera, base.board, pieces))
+    board = reader.board_reader
+    ratios: dict[str, list[float]] = {}
+    g = reader.geometry
+    trays = [(i, zid) for i, zid in enumerate(g.count_ids) if layout.calibration.get(zid)]
+    if trays:
+        crops = reader._count_crops(frame, location)
+        for i, zid in trays:
+            units = pieces_by_label(board.tray_seen(crops[i], i, diff), layout.zone(zid).labels, reader.model,
+                                    reader.labels, reader.tables[reader._count_set[i]], COUNT_PX_PER_MM)
+            for label, n in layout.calibration[zid].items():
+                if n > 0 and units.get(label, 0) > 0:
+                    ratios.setdefault(label, []).append(units[label] / n)
+    return Calibration(layout.name, colours, _top_areas(layout, ratios, reader.model, any_trays=True), base.corners,
+                       base.camera, base.board, pieces)
+
+
+def _colours_in_white(layout: Layout, board, seen: np.ndarray, core: np.ndarray) -> dict[str, tuple[int, int, int]]:
+    """Per label, the colour (RGB) of its pieces on their calibration places, in white light (``seen``: the
+    canonical frame as ``BoardReader.in_white_light`` shows it), much as the plain reader learns them: of what
+    differs from the enrolled board (``core``) near the place's centre (or on the place), and nearer it than any
+    other place, the pixels furthest from the board at any shade, their brighter half (the lit top, not the
+    sides). The place's measure (``learn_pieces``) takes the brighter half of everything unlike the board, which
+    in two lights of two colours is the pieces' shadows too (each lit by the other light): a tray counted in
+    that colour missed its cubes."""
+    from vision.read import EMPTY_SHADES
+
+    empty = board.compare.image.astype(np.float32) * board.white_scale / 255.0
+    shades = np.array(EMPTY_SHADES, np.float32)
+    differs = core.ravel() & (board.owner.ravel() >= 0)
+    samples: dict[str, list[np.ndarray]] = {}
+    for zone_id, value in layout.calibration.items():
+        if layout.zone(zone_id).kind != "slot" or not isinstance(value, str) or value == "empty":
+            continue
+        mine = differs & (board.owner.ravel() == board.slot_ids.index(zone_id))
+        # Near the place's centre first: a neighbour set down off its own centre reaches into the place's edge.
+        at = np.flatnonzero(mine & (board.ring == 0))
+        if len(at) < 8:
+            at = np.flatnonzero(mine & (board.ring < 2))
+        if len(at) < 8:
+            continue
+        lab = bgr_to_lab(np.clip(seen.reshape(-1, 3)[at] / 255.0, 0, 1))
+        under = empty.reshape(-1, 3)[at][:, None, :] * shades[None, :, None]
+        d = np.linalg.norm(lab[:, None, :] - bgr_to_lab(np.clip(under, 0, 1)), axis=2).min(axis=1)
+        piece = lab[d >= np.percentile(d, 60)]
+        samples.setdefault(value, []).append(np.median(piece[piece[:, 0] >= np.median(piece[:, 0])], axis=0))
+    return {label: lab_to_rgb(np.median(np.array(v), axis=0)) for label, v in samples.items()}
+
+
+def _top_areas(layout: Layout, ratios: dict[str, list[float]], model: ColourModel, any_trays: bool = False
+               ) -> dict[str, float]:
+    """One piece's top per label, from every calibration tray's measure of a piece of its shape (``top_ratio``).
+    ``any_trays``: where fewer than half the trays agree, their median all the same (against an enrolled board,
+    a tray's print under its cubes scatters their measures more than a plain board's: illustrated boards of dev
+    seed 13303, cubes 0.85 the layout's side, tops measured 0.56-0.70 and one 1.87 of the layout's; its top,
+    1.0, counted every tray a third short with confidence)."""
     shapes = piece_shapes(layout)
     top_area = {}
     for label in ratios:
-        ratio = top_ratio([x for other, r in ratios.items() if shapes[other] == shapes[label] for x in r])
+        trays = [x for other, r in ratios.items() if shapes[other] == shapes[label] for x in r]
+        ratio = top_ratio(trays)
+        if ratio is None and any_trays and trays:
+            ratio = float(np.median(trays))
         if ratio is not None:
-            top_area[label] = palette_model.top_area_mm2[label] * ratio
-    learnt = Calibration(layout.name, colours, top_area, None if base is None else base.corners,
-                         None if base is None else base.camera)
-    if base is not None and base.board is not None:  # the pieces against the enrolled board (vision/board_read.py)
-        learnt = Calibration(layout.name, colours, top_area, base.corners, base.camera, base.board,
-                             learn_pieces(frame, layout, base, source))
-    return learnt
+            top_area[label] = model.top_area_mm2[label] * ratio
+    return top_area
 
 
 def _pieces_seen(learnt_lab: dict[str, np.ndarray], reader, places: dict[str, list[str]], source: str) -> None:
@@ -186,11 +261,23 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
     out = {}
     for label, seen in found.items():
         areas = np.array([a for _, a in seen])
-        if np.median(areas) <= 0:
-            raise CalibrationFrameError(f"{source}: no {label} piece seen where the [calibration] table puts one "
-                                        f"(is the frame set out as the table says, on the enrolled board?)")
-        labs = np.array([c for c, a in seen if a > 0])
-        out[label] = PieceModel(tuple(float(v) for v in np.median(labs, axis=0)), float(np.median(areas)))
+        if np.median(areas) > 0:
+            labs = np.array([c for c, a in seen if a > 0])
+            out[label] = PieceModel(tuple(float(v) for v in np.median(labs, axis=0)), float(np.median(areas)))
+    # A piece of the board's own colour may not show (a black seal on dark print, a purple one on purple art),
+    # or only in part: less than SEEN_SHARE of what pieces of its shape show, its colour is what little of it
+    # is unlike the print (a blue cube on purple art, seen 0.19 of the other cubes, learnt red). Taking the
+    # frame again would not help, and the layout's model of it stands in (``calibrate colours`` says which).
+    # Most pieces unseen is a frame not set out as the table says.
+    shapes = piece_shapes(layout)
+    for label in list(out):
+        alike = [p.area_mm2 for other, p in out.items() if shapes[other] == shapes[label]]
+        if out[label].area_mm2 < SEEN_SHARE * float(np.median(alike)):
+            del out[label]
+    unseen = sorted(set(found) - set(out))
+    if 2 * len(unseen) > len(found):
+        raise CalibrationFrameError(f"{source}: no {', '.join(unseen)} piece seen where the [calibration] table "
+                                    f"puts one (is the frame set out as the table says, on the enrolled board?)")
     return out
 
 

@@ -89,7 +89,7 @@ class Reader:
         model = ColourModel.from_palette(layout)
         lens = corners = None
         if calibration is not None:
-            model = model.with_calibration(calibration.colours, calibration.top_area_mm2, "calibration")
+            model = model.with_calibration(_counted_colours(calibration), calibration.top_area_mm2, "calibration")
             lens, corners = calibration.camera, calibration.corners
         self.model = model
         self.locator = Locator(layout, lens, corners, recheck_every)
@@ -356,19 +356,6 @@ class Reader:
             zones.update(self.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
                        canonical if keep_canonical else None, hands)
-
-    def tray_gains(self, canonical: np.ndarray, location: Location, grid_means: np.ndarray | None = None
-                   ) -> np.ndarray:
-        """Per count zone, the gains that show the board around it in its nominal colour (as ``read_at``).
-        ``grid_means``: ``canonical``'s grid cell means, when already known."""
-        if grid_means is None:
-            grid_means = grid_cell_means(cv2.integral(canonical), self.geometry.grid_px, self.geometry.grid_shape)
-        ref = self.model.background_bgr * 255.0
-        field = self.light_field(grid_means, *self._marker_light(canonical, location.markers))
-        if field is None:
-            gain = ref / np.maximum(grid_means.mean(axis=0), 1.0)
-            return np.broadcast_to(gain, (len(self._count_basis), 3))
-        return field.gain(self._count_basis, ref)
 
     def count_maps(self, H: np.ndarray, lens: LensModel | None) -> list[tuple[np.ndarray, np.ndarray]]:
         """For every count zone (with its margins), the remap maps that sample it from the frame at
@@ -648,6 +635,17 @@ class _SquareSums:
                 a, b, c, d = integral.take(self.corners).reshape(4, -1)
                 return (a - b - c + d).astype(np.float32)
         return cv2.boxFilter(grid.reshape(self.shape), -1, (self.n, self.n), normalize=False).ravel()[self.at]
+
+
+def _counted_colours(calibration: Calibration) -> dict[str, tuple[int, int, int]]:
+    """The colours the trays are counted in. Against an enrolled board a tray is seen in white light
+    (``BoardReader.tray_seen``), whatever the board's own colour, and ``calibrate colours`` learns them so with
+    the pieces (``vision.learn``); colours learnt without the board (no pieces: learnt before it was enrolled)
+    are relative to the layout's board colour, which the enrolled board need not have, and the layout's own
+    colours (white light) stand in for them."""
+    if calibration.board is None or calibration.pieces:
+        return calibration.colours
+    return {}
 
 
 def light_tint(whites: list, at: list) -> np.ndarray | None:

@@ -166,5 +166,10 @@ def run_colours(args) -> int:
     for label, p in sorted(pieces.items()):
         print(f"  {label:14} against the enrolled board: Lab {p.lab[0]:.0f} {p.lab[1]:.0f} {p.lab[2]:.0f}, "
               f"{p.area_mm2:.0f} mm² seen")
+    if learnt.board is not None:
+        unseen = sorted({v for v in layout.calibration.values() if isinstance(v, str) and v != "empty"} - set(pieces))
+        if unseen:
+            print(f"  not seen against the enrolled board: {', '.join(unseen)} (too like the board there; the "
+                  f"layout's colour and size stand in)")
     print(f"{layout.name}: {len(learnt.colours)} colours learnt ({markers} markers seen); stored in {args.out}")
     return 0
