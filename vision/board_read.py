@@ -25,6 +25,7 @@ from vision.board import FIT_MIN_SPREAD, NOISE_SPREADS, BoardComparison, Differe
 from vision.colour import L_WEIGHT, bgr_to_lab, rgb_to_lab
 from vision.count import agreed
 from vision.geometry import COUNT_PX_PER_MM
+from vision.light_field import field_basis
 from vision.pieces import piece_shapes
 from vision.place_crops import PlaceCrops
 from vision.place_model import PlaceMeasures
@@ -52,6 +53,9 @@ HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two pl
 # unknown): unread 18.1 -> 16.8 % and 16.1 -> 15.1 %, wrong 0.41 -> 0.43 % and 0.20 -> 0.23 %, places under a
 # hand read with confidence 25 -> 24 of 557 and 9 -> 12 of 325 (most of them under hands the mask misses).
 COVERED = 0.5
+TRAY_RING_MM = 10.0  # the board around a tray that tells the light over it, with the tray's own
+TRAY_FREE = 0.25  # ... when that much board shows (as a share of the tray's area); else the light surface
+LIT = 0.8  # board darker than this (of the light surface) is in a shadow and tells no light
 PAPER_LEVEL = 235.0  # the markers' white paper, in the light colours are measured in
 FALLBACK_AREA = 1.3  # without a calibration frame, a piece shows its footprint and some of its sides
 
@@ -69,6 +73,11 @@ class BoardReader:
         # Colours are measured as if the enrolled board had been lit by white light bright enough to show the
         # markers' paper at PAPER_LEVEL: a board enrolled in dim or coloured light keeps its pieces apart.
         self.white_scale = (PAPER_LEVEL / np.maximum(_paper_white(layout, self.compare), 1.0)).astype(np.float32)
+        # Under two lights of two colours the enrolment's light changes colour across the board: the markers'
+        # paper tells how (``vision.read.light_tint``), and a tray or a calibration place is made white by the
+        # light where it lies (a tray on the lamp's side was made white by the window's side's paper, and its grey
+        # cubes read pink against the grey learnt on the other side).
+        self._enrolled_tint = base._marker_light(self.compare.image)[1]
         self.pieces = _piece_models(layout, calibration)
         nominal_board = np.clip(base.model.background_bgr * 255.0, 0, 255).astype(np.uint8)
         # Per tray: the canonical pixel under each pixel of its crop (rows, columns), and its crop all of the
@@ -83,11 +92,17 @@ class BoardReader:
         # (the enrolled board smoothed over a few pixels, and never black: what the light is measured against)
         self._smooth_board = np.maximum(cv2.blur(self.compare.image.astype(np.float32), (5, 5)), np.float32(1.0))
         s = g.px_per_mm
-        self._tray_rects = []  # each tray's rows and columns in the canonical image
+        # Each tray's rows and columns in the canonical image, alone and with the board around it.
+        self._tray_rects, self._tray_around, self._tray_free_px = [], [], []
         for zid in base.geometry.count_ids:
             x0, y0, x1, y1 = layout.zone(zid).bounds
             self._tray_rects.append((max(0, int(y0 * s)), min(h, max(int(y1 * s), int(y0 * s) + 1)),
                                      max(0, int(x0 * s)), min(w, max(int(x1 * s), int(x0 * s) + 1))))
+            m = TRAY_RING_MM
+            self._tray_around.append((max(0, int((y0 - m) * s)), min(h, int((y1 + m) * s) + 1),
+                                      max(0, int((x0 - m) * s)), min(w, int((x1 + m) * s) + 1)))
+            self._tray_free_px.append(TRAY_FREE * (x1 - x0) * (y1 - y0) * s * s)
+        self._tray_white = [self.white_scale_at(layout.zone(zid).center) for zid in base.geometry.count_ids]
         grow = 2 * round(COUNT_PX_PER_MM) + 1
         self._tray_grow = np.ones((grow, grow), np.uint8)
         self.slot_ids = g.slot_ids
@@ -393,14 +408,9 @@ class BoardReader:
             if cover.get(zid, 0.0) * (x1 - x0) * (y1 - y0) >= 64.0:  # a quarter of a cube's top under the hand
                 out[zid] = CountReading(None, 0.0, reason="a hand over the tray")
                 continue
-            out[zid] = self.base._count(i, self.tray_seen(crops[i], i, diff), foot)
+            out[zid] = self.base._count(i, self.tray_seen(crops[i], i, canonical, diff), foot)
         out = agreed(out)  # (each tray's count against its area, in the calibration's tops or the frame's)
         return self.base._unstacked(out) if self.base.spread_stacked else out
-
-    def in_white_light(self, canonical: np.ndarray, diff: Difference) -> np.ndarray:
-        """``canonical`` as if lit as the enrolled board was, by white light (float32 BGR, the markers' paper at
-        ``PAPER_LEVEL``): the light the frame shows divided out, pixel by pixel."""
-        return canonical.astype(np.float32) / self._light(diff, slice(None), slice(None)) * self.white_scale
 
     def _light(self, diff: Difference, rows: slice, cols: slice) -> np.ndarray:
         """The light over part of the board against the enrolment's, per pixel and channel (frame / enrolled):
@@ -411,19 +421,49 @@ class BoardReader:
         level = (board + np.float32(4.0)) * np.exp(diff.log_gain[rows, cols]) - np.float32(4.0)
         return np.maximum(level, np.float32(0.5)) / board
 
-    def tray_seen(self, crop: np.ndarray, i: int, diff: Difference) -> np.ndarray:
+    def tray_seen(self, crop: np.ndarray, i: int, canonical: np.ndarray, diff: Difference) -> np.ndarray:
         """Count zone ``i``'s crop as the counter is shown it: what differs from the enrolled board in white
         light (the light the frame shows over the tray divided out, the enrolment's light made white by the
         markers' paper, as the calibration frame's pieces were measured), the rest the board's nominal colour.
         The board's own colour does not come in: a dark board no longer brightens a tray's cubes to white."""
-        r0, r1, c0, c1 = self._tray_rects[i]
-        rows, cols = slice(r0, r1), slice(c0, c1)
-        # (3,): frame / enrolled, the tray's board as a whole
-        light = (np.array(cv2.mean(self._light(diff, rows, cols) * self._smooth_board[rows, cols])[:3])
-                 / np.array(cv2.mean(self._smooth_board[rows, cols])[:3]))
-        norm = cv2.transform(crop, np.diag((self.white_scale / light).astype(np.float32)))
+        light = self._tray_light(i, canonical, diff)
+        norm = cv2.transform(crop, np.diag((self._tray_white[i] / light).astype(np.float32)))
         cv2.copyTo(self._tray_board[i], cv2.compare(self._tray_differs(diff, i), 0, cv2.CMP_EQ), norm)
         return norm
+
+    def white_scale_at(self, centre_mm: tuple[float, float]) -> np.ndarray:
+        """(3,): what makes the enrolment's light white at a point of the board (``white_scale`` where the light
+        had one colour)."""
+        if self._enrolled_tint is None:
+            return self.white_scale
+        at = field_basis(np.array([centre_mm], float), self.layout.size)[0]
+        return (self.white_scale / np.exp(at @ self._enrolled_tint)).astype(np.float32)
+
+    def _tray_light(self, i: int, canonical: np.ndarray, diff: Difference) -> np.ndarray:
+        """(3,): the light over tray ``i`` against the enrolment's (``light_around``); where too little board
+        shows around it, the light surface's."""
+        light = self.light_around(canonical, diff, *self._tray_around[i], self._tray_free_px[i])
+        if light is not None:
+            return light
+        r0, r1, c0, c1 = self._tray_rects[i]
+        rows, cols = slice(r0, r1), slice(c0, c1)
+        return (np.array(cv2.mean(self._light(diff, rows, cols) * self._smooth_board[rows, cols])[:3])
+                / np.array(cv2.mean(self._smooth_board[rows, cols])[:3]))
+
+    def light_around(self, canonical: np.ndarray, diff: Difference, r0: int, r1: int, c0: int, c1: int,
+                     least_px: float) -> np.ndarray | None:
+        """(3,): the light over rows ``r0:r1``, columns ``c0:c1`` of the canonical image against the enrolment's
+        (frame / enrolled, per channel), measured on the board itself where it shows (not a piece, not in a
+        shadow); None where fewer than ``least_px`` pixels of it do. The light surface is fitted on every cell of
+        the board in log(level + 4): a tray printed dark in one channel (dark green: red and blue a few levels)
+        lies far off the levels it is fitted on, and its cubes divided by it took that channel's colour."""
+        free = ~diff.differs[r0:r1, c0:c1] & (diff.brightness[r0:r1, c0:c1] > np.float32(np.log(LIT)))
+        if np.count_nonzero(free) < least_px:
+            return None
+        mask = free.view(np.uint8)
+        seen = np.array(cv2.mean(canonical[r0:r1, c0:c1], mask)[:3])
+        board = np.array(cv2.mean(self.compare.image[r0:r1, c0:c1], mask)[:3])
+        return (seen + 0.5) / (board + 0.5)
 
     def _tray_differs(self, diff: Difference, i: int) -> np.ndarray:
         """Count zone ``i``'s crop pixels (``vision.geometry``'s count samples) that differ from the enrolled

@@ -111,8 +111,7 @@ def _learn_enrolled(frame: np.ndarray, layout: Layout, base: Calibration, source
     location = reader.locator.locate(frame)
     canonical = board.canonical(frame, location)
     diff = board.compare.compare(canonical)
-    seen = cv2.blur(board.in_white_light(canonical, diff), (3, 3))  # (a pixel's noise with its neighbours')
-    colours = {label: rgb for label, rgb in _colours_in_white(layout, board, seen, diff.core).items()
+    colours = {label: rgb for label, rgb in _colours_in_white(layout, board, canonical, diff).items()
                if label in pieces}
     reader = Reader(layout, Calibration(layout.name, colours, {}, base.corners, base.camera, base.board, pieces))
     board = reader.board_reader
@@ -122,8 +121,9 @@ def _learn_enrolled(frame: np.ndarray, layout: Layout, base: Calibration, source
     if trays:
         crops = reader._count_crops(frame, location)
         for i, zid in trays:
-            units = pieces_by_label(board.tray_seen(crops[i], i, diff), layout.zone(zid).labels, reader.model,
-                                    reader.labels, reader.tables[reader._count_set[i]], COUNT_PX_PER_MM)
+            seen_tray = board.tray_seen(crops[i], i, canonical, diff)
+            units = pieces_by_label(seen_tray, layout.zone(zid).labels, reader.model, reader.labels,
+                                    reader.tables[reader._count_set[i]], COUNT_PX_PER_MM)
             for label, n in layout.calibration[zid].items():
                 if n > 0 and units.get(label, 0) > 0:
                     ratios.setdefault(label, []).append(units[label] / n)
@@ -131,19 +131,22 @@ def _learn_enrolled(frame: np.ndarray, layout: Layout, base: Calibration, source
                        base.camera, base.board, pieces)
 
 
-def _colours_in_white(layout: Layout, board, seen: np.ndarray, core: np.ndarray) -> dict[str, tuple[int, int, int]]:
-    """Per label, the colour (RGB) of its pieces on their calibration places, in white light (``seen``: the
-    canonical frame as ``BoardReader.in_white_light`` shows it), much as the plain reader learns them: of what
-    differs from the enrolled board (``core``) near the place's centre (or on the place), and nearer it than any
-    other place, the pixels furthest from the board at any shade, their brighter half (the lit top, not the
-    sides). The place's measure (``learn_pieces``) takes the brighter half of everything unlike the board, which
-    in two lights of two colours is the pieces' shadows too (each lit by the other light): a tray counted in
-    that colour missed its cubes."""
+def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dict[str, tuple[int, int, int]]:
+    """Per label, the colour (RGB) of its pieces on their calibration places, in white light (the light measured
+    on the board around each place divided out, the enrolment's made white: as ``BoardReader.tray_seen`` shows a
+    tray), much as the plain reader learns them: of what differs from the enrolled board near the place's centre
+    (or on the place), and nearer it than any other place, the pixels furthest from the board at any shade,
+    their brighter half (the lit top, not the sides). The place's measure (``learn_pieces``) takes the brighter
+    half of everything unlike the board, which in two lights of two colours is the pieces' shadows too (each lit
+    by the other light): a tray counted in that colour missed its cubes."""
+    from vision.board_read import TRAY_RING_MM
     from vision.read import EMPTY_SHADES
 
     empty = board.compare.image.astype(np.float32) * board.white_scale / 255.0
+    blurred = cv2.blur(canonical, (3, 3)).reshape(-1, 3).astype(np.float32)  # (a pixel's noise with its neighbours')
     shades = np.array(EMPTY_SHADES, np.float32)
-    differs = core.ravel() & (board.owner.ravel() >= 0)
+    s, (h, w) = board.geometry.px_per_mm, canonical.shape[:2]
+    differs = diff.core.ravel() & (board.owner.ravel() >= 0)
     samples: dict[str, list[np.ndarray]] = {}
     for zone_id, value in layout.calibration.items():
         if layout.zone(zone_id).kind != "slot" or not isinstance(value, str) or value == "empty":
@@ -155,7 +158,15 @@ def _colours_in_white(layout: Layout, board, seen: np.ndarray, core: np.ndarray)
             at = np.flatnonzero(mine & (board.ring < 2))
         if len(at) < 8:
             continue
-        lab = bgr_to_lab(np.clip(seen.reshape(-1, 3)[at] / 255.0, 0, 1))
+        # (the light measured on the board around the place, as the trays' is: ``BoardReader.light_around``)
+        x0, y0, x1, y1 = layout.zone(zone_id).bounds
+        m = TRAY_RING_MM
+        light = board.light_around(canonical, diff, max(0, int((y0 - m) * s)), min(h, int((y1 + m) * s) + 1),
+                                   max(0, int((x0 - m) * s)), min(w, int((x1 + m) * s) + 1), 8)
+        if light is None:
+            continue
+        white = board.white_scale_at(layout.zone(zone_id).center)
+        lab = bgr_to_lab(np.clip(blurred[at] * (white / light).astype(np.float32) / 255.0, 0, 1))
         under = empty.reshape(-1, 3)[at][:, None, :] * shades[None, :, None]
         d = np.linalg.norm(lab[:, None, :] - bgr_to_lab(np.clip(under, 0, 1)), axis=2).min(axis=1)
         piece = lab[d >= np.percentile(d, 60)]
