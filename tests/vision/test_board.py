@@ -20,7 +20,7 @@ from vision.learn import learn_colours
 from vision.read import Reader
 from vision.render import empty_state
 from vision.render.artwork import BOARD_COLOURS
-from vision.render.state import calibration_state
+from vision.render.state import calibration_state, random_state
 from vision.render.table import random_table, table_frame
 
 # Seeds drawn for these tests and never used while developing the reader (development used tables of seeds
@@ -363,3 +363,19 @@ def test_trays_on_a_dark_enrolled_board_are_counted_as_on_a_pale_one(tmp_path):
                 exact += got == want
                 wrong += got is not None and got != want
     assert exact >= 34 and wrong <= 2, (exact, wrong)
+
+
+def test_a_tray_whose_cubes_are_not_taken_for_cubes_is_not_counted_0(tmp_path):
+    """Cubes the counter does not take for its label (here the grey learnt as magenta; on real tables a colour
+    learnt off, a blurred pile) leave the tray unlike the enrolled board beyond the cubes counted: no count and
+    the reason, never 0 with confidence (seed 4141, drawn for this test)."""
+    layout, table, rng, reader = _enrolled_table("alchimiste", "plain", 4141, tmp_path)
+    learnt = load_calibration(tmp_path / "alchimiste-plain.json", layout.name)
+    reader = Reader(layout, dataclasses.replace(learnt, colours={**learnt.colours, "grey": (255, 0, 255)}))
+    state = random_state(layout, rng)
+    state["counts"]["reserve-grey"] = {"grey": 9}
+    for light in ("warm", "daylight"):
+        frame, _ = table_frame(table, layout, rng, light, state=state)
+        reader.locator.invalidate()
+        grey = reader.read(frame).counts["reserve-grey"]
+        assert grey.count is None and "by hand" in grey.reason, (light, grey)
