@@ -25,7 +25,7 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import Calibration, LensModel
-from vision import classify, robust, stacked, stacked_model
+from vision import classify, robust, stacked, stacked_crops, stacked_model
 from vision.colour import ColourModel, bgr_to_lab
 from vision.count import agreed, count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
@@ -495,6 +495,9 @@ class Reader:
         at = None if foot is None else (foot - (x0, y0)) * s - 0.5
         found = count_zone(norm, self._count_labels[i], self.model, self.labels,
                            self.count_tables[self._count_set[i]], COUNT_PX_PER_MM, at, self.spread_stacked)
+        if at is not None and self.spread_stacked and stacked_model.shipped().convs:
+            label = next(lb for lb in self._count_labels[i] if lb != "empty")
+            found = replace(found, picture=stacked_crops.picture(norm, self.model.prototypes_bgr[label], at))
         if not found.cubes:
             return found
         return replace(found, cubes=tuple((x0 + (c + 0.5) / s, y0 + (r + 0.5) / s) for c, r in found.cubes))

@@ -17,8 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
-from vision import stacked
+from vision import stacked, stacked_crops
 
 MODEL_PATH = Path(__file__).parent / "models" / "stacked.npz"
 NAMES = ("side", "stray", "least share", "typical share", "closest", "shadow", "shadow mm", "short", "cubes",
@@ -58,15 +59,22 @@ def _shadow(s, frame: stacked.Frame, px_per_mm: float) -> tuple[float, float]:
 
 def doubt(c, frame: stacked.Frame, px_per_mm: float) -> float:
     """How likely a cube lies on another in a counted tray (the shipped model's probability)."""
-    return float(shipped().probability(features(c, frame, px_per_mm)[None])[0])
+    model = shipped()
+    return float(model.probability(features(c, frame, px_per_mm)[None],
+                                   None if not model.convs else np.asarray(c.picture)[None])[0])
 
 
 class StackedModel:
-    """Standardised features through one hidden layer of rectified units to a logistic output."""
+    """Standardised features through one hidden layer of rectified units to a logistic output; with ``convs``,
+    the tray's picture (``vision.stacked_crops``, standardised per channel) too: 3 x 3 convolutions of rectified
+    units, each but the last halving it by a 2 x 2 max-pool, their largest and mean response over the picture
+    beside the features into the hidden layer. Plain arrays (``.npz``): reading needs numpy only."""
 
     def __init__(self, mean: np.ndarray, scale: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
-                 b2: np.ndarray, threshold: float, unsure: float):
+                 b2: np.ndarray, threshold: float, unsure: float, convs: list[tuple[np.ndarray, np.ndarray]] = (),
+                 crop_mean: np.ndarray | None = None, crop_scale: np.ndarray | None = None):
         self.mean, self.scale, self.w1, self.b1, self.w2, self.b2 = mean, scale, w1, b1, w2, b2
+        self.convs, self.crop_mean, self.crop_scale = list(convs), crop_mean, crop_scale
         # ``threshold``: a tray is asked to be spread from this probability; ``unsure``: from this one, a tray
         # counted may hide a cube or two under others (the referee asks it where that changes a result)
         self.threshold, self.unsure = threshold, unsure
@@ -75,26 +83,66 @@ class StackedModel:
     def load(cls, path: Path = MODEL_PATH) -> StackedModel:
         try:
             with np.load(path) as z:
+                convs = [(z[f"c{k}"], z[f"cb{k}"]) for k in range(int(z["convs"]))] if "convs" in z else []
                 model = cls(*(z[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")), float(z["threshold"]),
-                            float(z["unsure"]))
+                            float(z["unsure"]), convs, *((z["crop_mean"], z["crop_scale"]) if convs else ()))
         except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as e:
             raise ValueError(f"{path}: not a stacked-cube model ({e}); retrain it: alchemy-table train-stacked") \
                 from None
-        if model.mean.shape != (N_FEATURES,) or model.w1.shape[0] != N_FEATURES:
+        seen = 2 * model.convs[-1][1].shape[0] if model.convs else 0
+        if model.mean.shape != (N_FEATURES,) or model.w1.shape[0] != N_FEATURES + seen or (
+                model.convs and model.crop_mean.shape != (stacked_crops.CHANNELS,)):
             raise ValueError(f"{path}: a stacked-cube model of other features; retrain it: alchemy-table "
                              f"train-stacked")
         return model
 
     def save(self, path: Path) -> None:
+        arrays = {"mean": self.mean, "scale": self.scale, "w1": self.w1, "b1": self.b1, "w2": self.w2, "b2": self.b2,
+                  "threshold": np.array(self.threshold), "unsure": np.array(self.unsure)}
+        if self.convs:
+            arrays.update(convs=np.array(len(self.convs)), crop_mean=self.crop_mean, crop_scale=self.crop_scale)
+            for k, (w, b) in enumerate(self.convs):
+                arrays[f"c{k}"], arrays[f"cb{k}"] = w.astype(np.float32), b.astype(np.float32)
         with open(path, "wb") as f:
-            np.savez_compressed(f, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1, w2=self.w2,
-                                b2=self.b2, threshold=np.array(self.threshold), unsure=np.array(self.unsure))
+            np.savez_compressed(f, **arrays)
 
-    def probability(self, x: np.ndarray) -> np.ndarray:
-        """P(a cube lies on another) for each row of ``x`` (n, N_FEATURES)."""
-        h = np.maximum(((np.asarray(x, np.float32) - self.mean) / self.scale) @ self.w1 + self.b1, 0.0)
+    def probability(self, x: np.ndarray, pictures: np.ndarray | None = None) -> np.ndarray:
+        """P(a cube lies on another) for each row of ``x`` (n, N_FEATURES) and, for a model with convolutions,
+        its tray's picture (n, SIZE, SIZE, CHANNELS)."""
+        h = (np.asarray(x, np.float32) - self.mean) / self.scale
+        if self.convs:
+            if pictures is None or len(pictures) != len(h):
+                raise ValueError("the stacked-cube model reads each tray's picture beside its features")
+            h = np.concatenate([self._seen(pictures), h], axis=1)
+        h = np.maximum(h @ self.w1 + self.b1, 0.0)
         z = (h @ self.w2 + self.b2).ravel()
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def _seen(self, pictures: np.ndarray) -> np.ndarray:
+        """What the convolutions find in each picture: each channel's largest and mean response, (n, 2 C)."""
+        h = (np.asarray(pictures, np.float32) - self.crop_mean) / self.crop_scale
+        for k, (w, b) in enumerate(self.convs):
+            if k:
+                h = _pool(h)
+            n, rows, cols = h.shape[:3]
+            h = np.maximum(_conv3(h).reshape(n * rows * cols, -1) @ w + b, 0.0).reshape(n, rows, cols, -1)
+        return np.concatenate([h.max(axis=(1, 2)), h.mean(axis=(1, 2))], axis=1)
+
+
+def _conv3(h: np.ndarray) -> np.ndarray:
+    """(n, rows, cols, 9 c): each pixel's 3 x 3 neighbourhood (zeros beyond the edge), row by row, channels last
+    (as ``vision.place_model``'s, for pictures that need not be square)."""
+    n, rows, cols, c = h.shape
+    padded = np.zeros((n, rows + 2, cols + 2, c), np.float32)
+    padded[:, 1:-1, 1:-1] = h
+    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (n, rows, cols, c, 3, 3)
+    return np.ascontiguousarray(windows.transpose(0, 1, 2, 4, 5, 3)).reshape(n, rows, cols, 9 * c)
+
+
+def _pool(h: np.ndarray) -> np.ndarray:
+    """The largest of each 2 x 2 pixels (an odd last row or column dropped)."""
+    h = h[:, :h.shape[1] // 2 * 2, :h.shape[2] // 2 * 2]
+    return np.maximum(np.maximum(h[:, 0::2, 0::2], h[:, 0::2, 1::2]), np.maximum(h[:, 1::2, 0::2], h[:, 1::2, 1::2]))
 
 
 @lru_cache(maxsize=1)

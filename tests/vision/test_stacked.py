@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import count, stacked, stacked_model
+from vision import count, stacked, stacked_crops, stacked_model
 from vision.reading import CountReading
 
 HALF = 8  # px: half a cube's top
@@ -36,13 +36,17 @@ def _tray(tops: list[tuple[int, int]], side: int = 15) -> CountReading:
     """The counter's squares over lit tops drawn in this order (a later top over an earlier one, as a cube lying
     on others is seen over its neighbours), as the referee's reader measures them."""
     topness = np.zeros((60, 140), np.float32)
+    crop = np.empty((60, 140, 3), np.uint8)
+    crop[:] = (70, 110, 150)  # the board
     for row, col in tops:
         topness[row:row + side, col:col + side] = 1.0
+        crop[row:row + side, col:col + side] = 140  # a grey top
     squares = count.peel_turned(topness, side + 1.0, 2)
     centres = [(r, c) for r, c, _ in squares]
     shares = stacked.top_shares(topness, squares, side + 1.0, side * side)
     return CountReading(len(squares), 1.0, {"grey": len(squares)}, float(topness.sum()) / side ** 2,
-                        shares=tuple(shares), closest=stacked.closest(centres, side))
+                        shares=tuple(shares), closest=stacked.closest(centres, side),
+                        picture=stacked_crops.picture(crop, np.full(3, 140 / 255), np.array([70.0, 300.0])))
 
 
 def test_a_top_partly_hidden_by_a_cube_lying_over_it_is_in_doubt_and_whole_tops_apart_are_not():
@@ -79,25 +83,32 @@ def test_a_damaged_stacked_model_is_one_clear_error(tmp_path):
 
 def test_train_stacked_learns_from_kept_trays_and_refuses_a_damaged_file(cli, tmp_path):
     # Two seeds of trays kept by train-stacked: a cube on another shows a long side and part of a lower top left
-    # over, single layers neither (with noise). The model learnt from the first seed asks the held-out seed's
-    # stacked trays and few of its single layers.
-    from vision.train_stacked import save_examples
+    # over, single layers neither (with noise), and its picture a brighter patch. The model learnt from the first
+    # seed asks the held-out seed's stacked trays and few of its single layers.
+    from vision.train_stacked import _kept, save_examples
 
     rng = np.random.default_rng(0)
-    n = 400
+    n = 160
     y = rng.random(n) < 0.4
     x = rng.normal(0, 0.1, (n, stacked_model.N_FEATURES)).astype(np.float32)
     x[:, 0] += np.where(y, 1.8, 1.1)  # a side against one layer's
     x[:, 1] += np.where(y, 0.3, 0.02)  # a top left over
+    crops = rng.integers(60, 90, (n, 40, 60, 3)).astype(np.uint8)
+    crops[y, 15:25, 20:30] = 200
     kept = tmp_path / "trays.npz"
-    save_examples(kept, x, y, np.ones(n, bool), np.where(np.arange(n) < n // 2, 1, 2))
+    save_examples(kept, _kept(x, y, np.where(np.arange(n) < n // 2, 1, 2), list(crops), np.full((n, 3), 0.5),
+                              np.tile([30.0, 200.0], (n, 1))))
     out = tmp_path / "stacked.npz"
     code, printed, _ = cli("train-stacked", "--examples", str(kept), "--out", str(out))
     assert code == 0 and "held out (seed 2)" in printed
     model = stacked_model.StackedModel.load(out)
-    p = model.probability(x[n // 2:])
+    assert model.convs  # (it sees the trays' pictures)
+    from vision.train_stacked import load_examples
+
+    again = load_examples(kept)
+    p = model.probability(x[n // 2:], again.pictures()[n // 2:])
     held = y[n // 2:]
-    assert (p[held] >= model.threshold).mean() > 0.9 and (p[~held] >= model.threshold).mean() < 0.1
+    assert (p[held] >= model.threshold).mean() > 0.9 and (p[~held] >= model.threshold).mean() < 0.15
     kept.write_bytes(b"damaged")
     code, _, err = cli("train-stacked", "--examples", str(kept), "--out", str(out))
     assert code == 2 and "not the trays train-stacked keeps" in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,62 @@
+"""The stacked test that sees each tray's picture: single layers it used to ask are counted, and stacked trays it
+used to count are asked to be spread (rendered tables of debug seeds, calibrated as a user would)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from calibration.layout import load_layout
+from vision.evaluate_piles import LAYOUT, LIGHTS, random_reserve, render, table, table_calibration
+from vision.read import Reader
+from vision.train_stacked import STACKED_SHARE
+
+
+def _reading(seed: int, light: str, photo: int):
+    """The referee's reading of photo ``photo`` of the first table ``train-stacked`` renders for ``seed`` and
+    ``light`` (its own calibration frame learnt first), and the truth."""
+    layout = load_layout(LAYOUT)
+    rng = np.random.default_rng([seed, LIGHTS.index(light), 23])
+    c, style = table(layout, light, rng, STACKED_SHARE)
+    reader = Reader(layout, table_calibration(layout, c, style, light, rng), spread_stacked=True)
+    for f in range(photo + 1):
+        fc = replace(c, piles=style, placement_seed=int(rng.integers(2**31)), hand=c.hand if f == 0 else None)
+        frame, truth = render(layout, random_reserve(layout, rng), fc, light, rng)
+        reading = reader.read(frame)
+    return reading, truth
+
+
+def test_a_single_layer_the_signs_took_for_a_stack_is_counted():
+    # Debug seed 16003, mixed light: the signs alone asked the blue tray of 2 to be spread (probability 0.69);
+    # seen in its picture, every single-layer tray is counted, and the stacked green one still asked.
+    reading, truth = _reading(16003, "mixed", 0)
+    single = [z for z, t in truth["piles"].items() if not t["stacked"]]
+    assert len(single) == 4
+    assert {z: reading.counts[z].count for z in single} == {z: truth["counts"][z] for z in single}
+    assert reading.counts["reserve-green"].count is None
+
+
+def test_stacked_trays_the_signs_counted_short_are_asked_to_be_spread():
+    # Debug seed 16007, warm light: three trays with a cube on another; the signs alone counted the yellow one
+    # (16) one short, out of the referee's doubt. Each is now answered with no count and what to do.
+    reading, truth = _reading(16007, "warm", 0)
+    stacked = [z for z, t in truth["piles"].items() if t["stacked"]]
+    assert len(stacked) == 3
+    entries = reading.to_dict()["counts"]
+    for zid in stacked:
+        colour = zid.split("-", 1)[1]
+        assert entries[zid]["count"] is None
+        assert entries[zid]["reason"] == f"spread the {colour} pile: a cube seems to lie on another"
+    assert all(reading.counts[z].count == n for z, n in truth["counts"].items() if z not in stacked)
+
+
+@pytest.mark.parametrize("broken", ["picture", "shape"])
+def test_a_tray_without_its_picture_is_refused_by_a_model_that_sees(broken):
+    from vision import stacked_model
+
+    model = stacked_model.shipped()
+    x = np.zeros((1, stacked_model.N_FEATURES), np.float32)
+    with pytest.raises(ValueError, match="reads each tray's picture"):
+        model.probability(x, None if broken == "picture" else np.zeros((2, 144, 144, 3), np.float32))
