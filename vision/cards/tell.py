@@ -215,10 +215,13 @@ class Teller:
             found = entry[2][i] = int(np.argmin(sq - 2 * (flat @ entry[1])))
         return found
 
-    def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray) -> tuple[int | None, float, float]:
+    def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray,
+              named_from: float = -np.inf) -> tuple[int | None, float, float]:
         """(the nearest card, None when no card is near; its fit; its least evidence against another
         candidate) for the upright card image ``card``, given each enrolled card's coarse score and best turn
-        (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted."""
+        (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted. A nearest
+        card whose coarse score is under ``named_from`` cannot be named: the fine print, which can only refuse
+        it or add evidence, is not looked at (its fit and evidence are the cells')."""
         top = float(coarse.max()) if coarse.size else 0.0
         candidates = [int(i) for i in np.argsort(coarse)[::-1]
                       if coarse[i] >= max(CANDIDATE, top - CANDIDATE_GAP)]
@@ -262,9 +265,10 @@ class Teller:
                 seen = self.seen(best, d_best, query)
                 ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
         _, image, onto = self._images[id(query)]
-        fit = self.fit(query, best, d_best, seen, image)
+        nameable = bool(coarse[best] >= named_from)
+        fit = self.fit(query, best, d_best, seen, image if nameable else None)
         least = float(ev.min()) if len(ev) else 1.0
-        if fit <= 1.0:
+        if fit <= 1.0 and nameable:
             least = self._fine_least(image, onto == best, best, [c for c in candidates if c != best], ev, seen)
         return best, fit, least
 
@@ -431,16 +435,25 @@ class Teller:
         # deviates by noise, blur and a millimetre of misfit (measured on dev decks: at most 38 mm²).
         if _unexplained(d, seen) > UNEXPLAINED_MM2:
             return np.inf
-        # Its own print at the cut's resolution: a stranger's title letters and digits blur alike in cells.
-        if image is not None and not self._print_found(image, i, self._own_blocks(i), seen.astype(bool)):
+        cells = max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+        # Its own print at the cut's resolution (a stranger's title letters and digits blur alike in cells), when
+        # the cells have not already refused it.
+        if cells <= 1.0 and image is not None and not self._print_found(image, i, self._own_blocks(i),
+                                                                         seen.astype(bool)):
             return np.inf
-        return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+        return cells
+
+    def learn(self) -> None:
+        """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
+        twenty look-alikes), at once: done when a reader loads the set, not on its first frame."""
+        if self.names:
+            self._own_blocks(0)
 
     def _own_blocks(self, i: int) -> np.ndarray:
         """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
         title's letters, its numbers, its own mark and art, at the cut's resolution (each look-alike's photo
-        warped onto ``i``'s first, as a query is). Learnt for every card of the set on its first reading (a
-        few seconds for twenty look-alikes: a set's first frame is its loading), not at each enrolment."""
+        warped onto ``i``'s first, as a query is). Learnt for every card of the set when first needed (``learn``),
+        not at each enrolment."""
         if not self._own_print:
             for c in range(len(self.names)):
                 own = None
