@@ -112,6 +112,7 @@ class Teller:
         self._own_print: dict[int, np.ndarray] = {}
         self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
+        self._done: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # a query's registrations and print, per judge
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         # A card's own cells: where it differs from every look-alike (its title, its numbers, its own art).
@@ -202,6 +203,21 @@ class Teller:
         return cv2.warpAffine(card, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
 
+    def _registered(self, image: np.ndarray, i: int, photo: int = 0) -> np.ndarray:
+        """``_aligned`` of a query's ``image`` onto card ``i``'s ``photo``-th, once per judge: the fine print
+        check and the evidence in fine print both register the query onto the card's first photo."""
+        key = ("onto", id(image), i, photo)
+        if key not in self._done:  # the entry keeps its image alive: its id is not reused
+            self._done[key] = (image, self._aligned(image, i, photo))
+        return self._done[key][1]
+
+    def _detail(self, image: np.ndarray) -> np.ndarray:
+        """``fineprint.detail`` of a query's ``image`` (as given or registered), once per judge."""
+        key = ("detail", id(image))
+        if key not in self._done:
+            self._done[key] = (image, fineprint.detail(image, self.px_per_mm))
+        return self._done[key][1]
+
     def _nearest(self, query: np.ndarray, i: int, half: int = 0) -> int:
         """The photo and shift of card ``i`` nearest the query (turned half a turn when ``half``) overall
         (|r|² - 2 r.q), kept for the query being judged."""
@@ -228,7 +244,7 @@ class Teller:
         if not candidates:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
-        self._near, self._images = {}, {}
+        self._near, self._images, self._done = {}, {}, {}
 
         def query_of(c: int) -> np.ndarray:
             """The query under candidate ``c``'s turn, warped onto the nearest candidate with that turn: its
@@ -378,7 +394,7 @@ class Teller:
         if union is None or not union.any():
             return out
         within = fineprint.inside(seen, image.shape[:2], px)
-        q = fineprint.detail(image if registered else self._aligned(image, a), px)  # onto a's photo, as b's was
+        q = self._detail(image if registered else self._registered(image, a))  # onto a's photo, as b's was
         shifted = fineprint.shifted_patches(q, px, union)
         row = np.zeros(union.shape, np.int64)
         row[union] = np.arange(int(union.sum()))
@@ -477,13 +493,13 @@ class Teller:
         within = fineprint.inside(seen, image.shape[:2], self.px_per_mm)
         if where is not None:
             within &= where
-        as_given = fineprint.detail(image, self.px_per_mm)
+        as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
             if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
                 return True
-            registered = self._aligned(image, i, k)
-            if registered is not image and fineprint.missing(ref, fineprint.detail(registered, self.px_per_mm),
-                                                             self.px_per_mm, within) <= fineprint.MISSING_MAX:
+            registered = self._registered(image, i, k)
+            if registered is not image and fineprint.missing(ref, self._detail(registered), self.px_per_mm,
+                                                             within) <= fineprint.MISSING_MAX:
                 return True
         return False
 
