@@ -155,9 +155,12 @@ class Teller:
         """(rows, cols): the query's capped squared distance to card ``i`` (turned half a turn when
         ``half``) per cell, at its best photo and shift (the one nearest overall: |r|² - 2 r.q, one
         product for all), / TAU."""
-        q = query[::-1, ::-1] if half else query
-        d = np.minimum(((self.refs[i][self._nearest(query, i, half)] - q) ** 2).sum(axis=-1), TAU) / TAU
-        return d[::-1, ::-1] if half else d
+        key = ("distance", id(query), i, half)
+        if key not in self._done:  # asked again by the tournament, the evidence and the fit
+            q = query[::-1, ::-1] if half else query
+            d = _capped(self.refs[i][self._nearest(query, i, half)], q)
+            self._done[key] = (query, d[::-1, ::-1] if half else d)
+        return self._done[key][1]
 
     def _query(self, card: np.ndarray, i: int) -> np.ndarray:
         """The fine descriptor of ``card`` warped onto card ``i`` (``_aligned``), and with a glare streak's
@@ -182,8 +185,8 @@ class Teller:
     def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
         """How far the query ``q`` lies from card ``i``, as the fit judges it: the cells that deviate (a
         fingertip's deviate either way), then the distance overall."""
-        d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
-        return int((d > DEVIATES).sum()), float(d.sum())
+        d = self.distance(q, i)
+        return int(np.count_nonzero(d > DEVIATES)), float(d.sum())
 
     def _aligned(self, card: np.ndarray, i: int, photo: int = 0) -> np.ndarray:
         """``card`` warped onto card ``i``'s first photo, or its ``photo``-th (an affine fit of their
@@ -461,9 +464,14 @@ class Teller:
 
     def learn(self) -> None:
         """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
-        twenty look-alikes), at once: done when a reader loads the set, not on its first frame."""
+        twenty look-alikes) and where each two cards differ, at once: done when a reader loads the set, not
+        on its first frames."""
         if self.names:
             self._own_blocks(0)
+        for i in range(len(self.names)):  # and how each two cards differ, which any two candidates need
+            for j in range(len(self.names)):
+                if i != j:
+                    self._align(i, j)
 
     def _own_blocks(self, i: int) -> np.ndarray:
         """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
@@ -567,6 +575,18 @@ def _correlations(w: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) ->
         return xy / np.maximum(np.sqrt(np.maximum(xx, 0.0) * np.maximum(yy, 0.0)), 1e-6)
 
     return corr(s_a, s_b, s_aa, s_bb, s_ab), corr(s_q, s_a, s_qq, s_aa, s_qa), corr(s_q, s_b, s_qq, s_bb, s_qb)
+
+
+def _capped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(rows, cols): the squared distance of descriptors ``a`` and ``b`` (rows, cols, 3) per cell, capped at
+    ``TAU``, / TAU (the three channels added as ``sum(axis=-1)`` adds them, without its overhead)."""
+    diff = a - b
+    diff *= diff
+    d = diff[..., 0] + diff[..., 1]
+    d += diff[..., 2]
+    np.minimum(d, TAU, out=d)
+    d /= TAU
+    return d
 
 
 def _grey(card: np.ndarray) -> np.ndarray:
