@@ -128,7 +128,15 @@ def best_correlation(ref: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
     """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
-    blocks) when given."""
-    printed, found = blocks(ref, query, px_per_mm)
-    lost = printed & ~found
-    return int((lost if where is None else lost & where).sum())
+    blocks) when given. Which blocks have print takes every block's energy (the card's typical printed block);
+    only the blocks asked about are then compared (``best_correlation``, as ``correlations`` compares them)."""
+    if query.shape != ref.shape:
+        query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
+    b, ys, xs = _grid(ref.shape, px_per_mm)
+    energy = np.maximum(_sums(ref * ref, b, ys, xs), _sums(query * query, b, ys, xs))
+    typical = float(np.median(energy[energy >= np.median(energy)]))
+    asked = energy >= PRINTED * typical
+    if where is not None:
+        asked &= where
+    found = best_correlation(patches(ref, px_per_mm, asked), shifted_patches(query, px_per_mm, asked))
+    return int(np.count_nonzero(found < CORRELATES))
