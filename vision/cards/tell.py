@@ -564,7 +564,7 @@ def _correlations(w: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) ->
     total = np.maximum(3 * w.sum(axis=1, dtype=np.float64), 1e-6)
     # What q and a share with every row: their sums per cell, weighted by each row (matrix-vector products).
     s_q, s_a, s_qq, s_aa, s_qa = (np.asarray(w @ v, np.float64) for v in (
-        q.sum(axis=1), a.sum(axis=1), (q * q).sum(axis=1), (a * a).sum(axis=1), (q * a).sum(axis=1)))
+        _cells(q), _cells(a), _cells(q * q), _cells(a * a), _cells(q * a)))
     wb = (w[:, :, None] * b).reshape(k, -1)
     b, q, a = b.reshape(k, -1), q.ravel(), a.ravel()
     s_b, s_bb = wb.sum(axis=1, dtype=np.float64), np.einsum("kn,kn->k", wb, b).astype(np.float64)
@@ -575,6 +575,14 @@ def _correlations(w: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) ->
         return xy / np.maximum(np.sqrt(np.maximum(xx, 0.0) * np.maximum(yy, 0.0)), 1e-6)
 
     return corr(s_a, s_b, s_aa, s_bb, s_ab), corr(s_q, s_a, s_qq, s_aa, s_qa), corr(s_q, s_b, s_qq, s_bb, s_qb)
+
+
+def _cells(v: np.ndarray) -> np.ndarray:
+    """(cells,): the three channels of ``v`` (cells, 3) added per cell, as ``sum(axis=1)`` adds them (without its
+    overhead on so short an axis: a tenth of the cost)."""
+    out = v[:, 0] + v[:, 1]
+    out += v[:, 2]
+    return out
 
 
 def _capped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
