@@ -8,6 +8,8 @@ import functools
 import cv2
 import numpy as np
 
+from vision.robust import median
+
 GLARE_LIT = 0.9  # glare lights this much of what it crosses (its lines here; a streak's cells in vision.cards.tell)
 GLARE_LEVEL = 0.1  # light added along a line, a fraction of the card's median brightness, taken off (deglared)
 GLARE_AREA = 0.03  # ...when at least this much of the card is brighter than its photo by that much...
@@ -18,7 +20,7 @@ def reference(photo: np.ndarray) -> tuple[np.ndarray, float]:
     """What ``deglared`` compares a card with: the photo's brightness at half its resolution, and its median
     (computed once per enrolled photo)."""
     r = _half_grey(photo)
-    return r, max(float(np.median(r)), 1.0)
+    return r, max(median(r.ravel()), 1.0)
 
 
 def _half_grey(img: np.ndarray) -> np.ndarray:
@@ -41,7 +43,7 @@ def deglared(card: np.ndarray, reference: tuple[np.ndarray, float]) -> np.ndarra
     q = _half_grey(card)
     if q.shape != r.shape:
         return None
-    q_median = float(np.median(q))
+    q_median = median(q.ravel())
     level = GLARE_LEVEL * q_median
     residual = q - q_median / r_median * r
     if (residual > level).mean() < GLARE_AREA:

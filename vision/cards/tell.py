@@ -221,6 +221,15 @@ class Teller:
             self._done[key] = (image, fineprint.detail(image, self.px_per_mm))
         return self._done[key][1]
 
+    def _inside(self, seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+        """``fineprint.inside`` of the cells ``seen``, once per judge (the fine print check and the evidence in
+        fine print both leave out the blocks something lies over)."""
+        mask = seen.astype(bool)
+        key = ("inside", mask.tobytes(), mask.shape, shape)
+        if key not in self._done:
+            self._done[key] = (mask, fineprint.inside(mask, shape, self.px_per_mm))
+        return self._done[key][1]
+
     def _nearest(self, query: np.ndarray, i: int, half: int = 0) -> int:
         """The photo and shift of card ``i`` nearest the query (turned half a turn when ``half``) overall
         (|r|² - 2 r.q), kept for the query being judged."""
@@ -337,6 +346,8 @@ class Teller:
         ref = self.refs[i][self._nearest(query, i)]
         strong = (d > DEVIATES).ravel()
         lit = strong & (query[..., 0] > ref[..., 0]).ravel()
+        if not lit.any():  # no cell lit: no streak (nor its shape to measure)
+            return np.zeros(n, bool)
         lab = labels.ravel()
         count = np.bincount(lab, minlength=n).astype(np.float64)
         ys, xs = np.indices(d.shape)
@@ -396,7 +407,7 @@ class Teller:
             union |= differ
         if union is None or not union.any():
             return out
-        within = fineprint.inside(seen, image.shape[:2], px)
+        within = self._inside(seen, image.shape[:2])
         q = self._detail(image if registered else self._registered(image, a))  # onto a's photo, as b's was
         shifted = fineprint.shifted_patches(q, px, union)
         row = np.zeros(union.shape, np.int64)
@@ -498,9 +509,9 @@ class Teller:
         So, when its print is not found as given, it is registered again onto each photo it is compared
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
         and bands, its title's letters and digits still differ."""
-        within = fineprint.inside(seen, image.shape[:2], self.px_per_mm)
+        within = self._inside(seen, image.shape[:2])
         if where is not None:
-            within &= where
+            within = within & where
         as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
             if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
