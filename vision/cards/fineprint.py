@@ -115,8 +115,9 @@ def shifted_patches(img: np.ndarray, px_per_mm: float, where: np.ndarray) -> np.
     b, ys, xs = _grid(img.shape, px_per_mm)
     r, c = np.nonzero(where)
     windows = np.lib.stride_tricks.sliding_window_view(img, (b, b))
-    steps = range(-SHIFT_PX, SHIFT_PX + 1)
-    return np.stack([windows[ys[r] + dy, xs[c] + dx].reshape(len(r), b * b) for dy in steps for dx in steps], axis=1)
+    steps = np.arange(-SHIFT_PX, SHIFT_PX + 1)
+    dy, dx = np.repeat(steps, len(steps)), np.tile(steps, len(steps))  # every shift, row by row
+    return windows[ys[r][:, None] + dy, xs[c][:, None] + dx].reshape(len(r), len(dy), b * b)  # one gather
 
 
 def best_correlation(ref: np.ndarray, query: np.ndarray) -> np.ndarray:
