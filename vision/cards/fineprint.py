@@ -17,6 +17,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.robust import median
+
 DETAIL_MM = 1.5  # the print is what a blur of this much (sigma) takes away: letters, digits, edges
 BLOCK_MM = 6.0  # blocks of this side (a few letters of a title, a digit), half overlapping
 MARGIN_MM = 3.0  # the card's border and its cut edge left out
@@ -90,7 +92,7 @@ def correlations(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[
             moved = np.roll(query, (-dy, -dx), axis=(0, 1))  # the margin keeps the wrapped rows out of the blocks
             best = np.maximum(best, sums(ref * moved) / np.sqrt(aa * bb + 1e-6))
     energy = np.maximum(aa, _block_sums(qq, b, ys, xs))
-    typical = float(np.median(energy[energy >= np.median(energy)]))
+    typical = median(energy[energy >= median(energy.ravel())])
     return energy >= PRINTED * typical, best
 
 
@@ -98,7 +100,7 @@ def printed(img: np.ndarray, px_per_mm: float) -> np.ndarray:
     """Per block (as ``blocks`` grids them), whether ``img`` (``detail`` of a card) has print there."""
     b, ys, xs = _grid(img.shape, px_per_mm)
     energy = _sums(img * img, b, ys, xs)
-    return energy >= PRINTED * float(np.median(energy[energy >= np.median(energy)]))
+    return energy >= PRINTED * median(energy[energy >= median(energy.ravel())])
 
 
 def patches(img: np.ndarray, px_per_mm: float, where: np.ndarray) -> np.ndarray:
@@ -113,8 +115,9 @@ def shifted_patches(img: np.ndarray, px_per_mm: float, where: np.ndarray) -> np.
     b, ys, xs = _grid(img.shape, px_per_mm)
     r, c = np.nonzero(where)
     windows = np.lib.stride_tricks.sliding_window_view(img, (b, b))
-    steps = range(-SHIFT_PX, SHIFT_PX + 1)
-    return np.stack([windows[ys[r] + dy, xs[c] + dx].reshape(len(r), b * b) for dy in steps for dx in steps], axis=1)
+    steps = np.arange(-SHIFT_PX, SHIFT_PX + 1)
+    dy, dx = np.repeat(steps, len(steps)), np.tile(steps, len(steps))  # every shift, row by row
+    return windows[ys[r][:, None] + dy, xs[c][:, None] + dx].reshape(len(r), len(dy), b * b)  # one gather
 
 
 def best_correlation(ref: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -128,7 +131,15 @@ def best_correlation(ref: np.ndarray, query: np.ndarray) -> np.ndarray:
 
 def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray | None = None) -> int:
     """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
-    blocks) when given."""
-    printed, found = blocks(ref, query, px_per_mm)
-    lost = printed & ~found
-    return int((lost if where is None else lost & where).sum())
+    blocks) when given. Which blocks have print takes every block's energy (the card's typical printed block);
+    only the blocks asked about are then compared (``best_correlation``, as ``correlations`` compares them)."""
+    if query.shape != ref.shape:
+        query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
+    b, ys, xs = _grid(ref.shape, px_per_mm)
+    energy = np.maximum(_sums(ref * ref, b, ys, xs), _sums(query * query, b, ys, xs))
+    typical = median(energy[energy >= median(energy.ravel())])
+    asked = energy >= PRINTED * typical
+    if where is not None:
+        asked &= where
+    found = best_correlation(patches(ref, px_per_mm, asked), shifted_patches(query, px_per_mm, asked))
+    return int(np.count_nonzero(found < CORRELATES))

@@ -8,6 +8,8 @@ import functools
 import cv2
 import numpy as np
 
+from vision.robust import median
+
 GLARE_LIT = 0.9  # glare lights this much of what it crosses (its lines here; a streak's cells in vision.cards.tell)
 GLARE_LEVEL = 0.1  # light added along a line, a fraction of the card's median brightness, taken off (deglared)
 GLARE_AREA = 0.03  # ...when at least this much of the card is brighter than its photo by that much...
@@ -18,11 +20,15 @@ def reference(photo: np.ndarray) -> tuple[np.ndarray, float]:
     """What ``deglared`` compares a card with: the photo's brightness at half its resolution, and its median
     (computed once per enrolled photo)."""
     r = _half_grey(photo)
-    return r, max(float(np.median(r)), 1.0)
+    return r, max(median(r.ravel()), 1.0)
 
 
 def _half_grey(img: np.ndarray) -> np.ndarray:
-    return cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float32).mean(axis=2)
+    half = cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float32)
+    grey = half[..., 0] + half[..., 1]  # the channels' mean as mean(axis=2) takes it, without its overhead
+    grey += half[..., 2]
+    grey /= 3
+    return grey
 
 
 def deglared(card: np.ndarray, reference: tuple[np.ndarray, float]) -> np.ndarray | None:
@@ -37,29 +43,32 @@ def deglared(card: np.ndarray, reference: tuple[np.ndarray, float]) -> np.ndarra
     q = _half_grey(card)
     if q.shape != r.shape:
         return None
-    q_median = float(np.median(q))
+    q_median = median(q.ravel())
     level = GLARE_LEVEL * q_median
     residual = q - q_median / r_median * r
     if (residual > level).mean() < GLARE_AREA:
         return None
     h, w = q.shape
     angles, lines, _, size, count = _lines(h, w)
-    # The mean along every line of each direction, all directions in one count.
-    total = np.bincount(lines.ravel(), np.tile(residual.ravel(), len(angles)), len(angles) * size)
-    profiles = total.reshape(len(angles), size) / np.maximum(count, 1)
-    profiles[count < 0.3 * count.max(axis=1, keepdims=True)] = 0  # the card's corners: too few pixels to say
     # Glare lights nearly every pixel along its lines; a title or a number of other print than the photo's
-    # is brighter in its strokes only (a card never enrolled must not have its own title taken off). Counted
-    # in the directions that have a line bright enough only: no other can be the streak's.
-    bright = np.flatnonzero(profiles.max(axis=1) >= level)
-    if not len(bright):
+    # is brighter in its strokes only (a card never enrolled must not have its own title taken off). So the
+    # lines lit so (and not at the card's corners, too few pixels to say) are found first, counting the lit
+    # pixels only; the mean along a line is then taken in the directions that have such lines only (most
+    # cards have none: a title's strokes light no whole line).
+    lit_px = np.flatnonzero(residual.ravel() > level / 2)
+    lit = np.bincount(lines[:, lit_px].ravel(), minlength=len(angles) * size).reshape(len(angles), size)
+    streak = (lit >= GLARE_LIT * count) & (count >= 0.3 * count.max(axis=1, keepdims=True))
+    ways = np.flatnonzero(streak.any(axis=1))
+    if not len(ways):
         return None
-    lit = np.bincount(lines[bright].ravel(), np.tile((residual > level / 2).ravel(), len(bright)), len(angles) * size)
-    profiles[bright] *= lit.reshape(len(angles), size)[bright] >= GLARE_LIT * count[bright]
-    k = int(bright[np.argmax(profiles[bright].max(axis=1))])
-    if profiles[k].max() < level:
+    total = np.bincount(lines[ways].ravel(), np.tile(residual.ravel(), len(ways)), len(angles) * size)
+    profiles = np.where(streak[ways], total.reshape(len(angles), size)[ways] / np.maximum(count[ways], 1), 0.0)
+    best = profiles.max(axis=1)
+    k = int(np.argmax(best))
+    if best[k] < level:
         return None
-    light = np.maximum(profiles[k], 0)
+    profiles, k = profiles[k], int(ways[k])
+    light = np.maximum(profiles, 0)
     light[light < level / 2] = 0
     light = light[_across(card.shape[:2], (h, w), k)]
     return np.clip(card.astype(np.float32) - light[..., None], 0, 255).astype(np.uint8)

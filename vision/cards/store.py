@@ -134,7 +134,7 @@ class CardSet:
             scores = np.where([n in allow for n in self.names], scores, -1.0)
         if scores.size == 0 or scores.max() < -0.5:
             return Match(None, 0.0, 0.0)
-        nearest, fit, evidence = self.teller.judge(card, scores, turns)
+        nearest, fit, evidence = self.teller.judge(card, scores, turns, ACCEPT)
         first = int(np.argmax(scores)) if nearest is None else nearest
         best = float(scores[first])
         others = scores[np.arange(len(scores)) != first]

@@ -112,6 +112,7 @@ class Teller:
         self._own_print: dict[int, np.ndarray] = {}
         self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
+        self._done: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # a query's registrations and print, per judge
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         # A card's own cells: where it differs from every look-alike (its title, its numbers, its own art).
@@ -154,9 +155,12 @@ class Teller:
         """(rows, cols): the query's capped squared distance to card ``i`` (turned half a turn when
         ``half``) per cell, at its best photo and shift (the one nearest overall: |r|² - 2 r.q, one
         product for all), / TAU."""
-        q = query[::-1, ::-1] if half else query
-        d = np.minimum(((self.refs[i][self._nearest(query, i, half)] - q) ** 2).sum(axis=-1), TAU) / TAU
-        return d[::-1, ::-1] if half else d
+        key = ("distance", id(query), i, half)
+        if key not in self._done:  # asked again by the tournament, the evidence and the fit
+            q = query[::-1, ::-1] if half else query
+            d = _capped(self.refs[i][self._nearest(query, i, half)], q)
+            self._done[key] = (query, d[::-1, ::-1] if half else d)
+        return self._done[key][1]
 
     def _query(self, card: np.ndarray, i: int) -> np.ndarray:
         """The fine descriptor of ``card`` warped onto card ``i`` (``_aligned``), and with a glare streak's
@@ -181,8 +185,8 @@ class Teller:
     def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
         """How far the query ``q`` lies from card ``i``, as the fit judges it: the cells that deviate (a
         fingertip's deviate either way), then the distance overall."""
-        d = np.minimum(((self.refs[i][self._nearest(q, i)] - q) ** 2).sum(axis=-1), TAU) / TAU
-        return int((d > DEVIATES).sum()), float(d.sum())
+        d = self.distance(q, i)
+        return int(np.count_nonzero(d > DEVIATES)), float(d.sum())
 
     def _aligned(self, card: np.ndarray, i: int, photo: int = 0) -> np.ndarray:
         """``card`` warped onto card ``i``'s first photo, or its ``photo``-th (an affine fit of their
@@ -202,6 +206,30 @@ class Teller:
         return cv2.warpAffine(card, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
 
+    def _registered(self, image: np.ndarray, i: int, photo: int = 0) -> np.ndarray:
+        """``_aligned`` of a query's ``image`` onto card ``i``'s ``photo``-th, once per judge: the fine print
+        check and the evidence in fine print both register the query onto the card's first photo."""
+        key = ("onto", id(image), i, photo)
+        if key not in self._done:  # the entry keeps its image alive: its id is not reused
+            self._done[key] = (image, self._aligned(image, i, photo))
+        return self._done[key][1]
+
+    def _detail(self, image: np.ndarray) -> np.ndarray:
+        """``fineprint.detail`` of a query's ``image`` (as given or registered), once per judge."""
+        key = ("detail", id(image))
+        if key not in self._done:
+            self._done[key] = (image, fineprint.detail(image, self.px_per_mm))
+        return self._done[key][1]
+
+    def _inside(self, seen: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+        """``fineprint.inside`` of the cells ``seen``, once per judge (the fine print check and the evidence in
+        fine print both leave out the blocks something lies over)."""
+        mask = seen.astype(bool)
+        key = ("inside", mask.tobytes(), mask.shape, shape)
+        if key not in self._done:
+            self._done[key] = (mask, fineprint.inside(mask, shape, self.px_per_mm))
+        return self._done[key][1]
+
     def _nearest(self, query: np.ndarray, i: int, half: int = 0) -> int:
         """The photo and shift of card ``i`` nearest the query (turned half a turn when ``half``) overall
         (|r|² - 2 r.q), kept for the query being judged."""
@@ -215,17 +243,20 @@ class Teller:
             found = entry[2][i] = int(np.argmin(sq - 2 * (flat @ entry[1])))
         return found
 
-    def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray) -> tuple[int | None, float, float]:
+    def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray,
+              named_from: float = -np.inf) -> tuple[int | None, float, float]:
         """(the nearest card, None when no card is near; its fit; its least evidence against another
         candidate) for the upright card image ``card``, given each enrolled card's coarse score and best turn
-        (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted."""
+        (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted. A nearest
+        card whose coarse score is under ``named_from`` cannot be named: the fine print, which can only refuse
+        it or add evidence, is not looked at (its fit and evidence are the cells')."""
         top = float(coarse.max()) if coarse.size else 0.0
         candidates = [int(i) for i in np.argsort(coarse)[::-1]
                       if coarse[i] >= max(CANDIDATE, top - CANDIDATE_GAP)]
         if not candidates:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
-        self._near, self._images = {}, {}
+        self._near, self._images, self._done = {}, {}, {}
 
         def query_of(c: int) -> np.ndarray:
             """The query under candidate ``c``'s turn, warped onto the nearest candidate with that turn: its
@@ -252,9 +283,11 @@ class Teller:
             best = others[beaten[0]]
             k = candidates.index(best)
         # The query was warped onto the nearest candidate of its turn; one of its look-alikes won: warped onto
-        # the winner itself, the card's own title and numbers may fit it better (whichever deviates less).
+        # the winner itself, the card's own title and numbers may fit it better (whichever deviates less). Not
+        # when no cell of it deviates from the winner's print: they fit it already (a warp, 4-7 ms, would only
+        # lower the distance a little; dev decks 1100-1107: the same cards named, a third of these warps saved).
         target = next(i for i in candidates if int(turns[i]) == int(turns[best]))
-        if target != best:
+        if target != best and self._deviation(query, best)[0] > 0:
             again = self._query(_turned(card, int(turns[best])), best)
             if self._deviation(again, best) < self._deviation(query, best):
                 query = again
@@ -262,9 +295,10 @@ class Teller:
                 seen = self.seen(best, d_best, query)
                 ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
         _, image, onto = self._images[id(query)]
-        fit = self.fit(query, best, d_best, seen, image)
+        nameable = bool(coarse[best] >= named_from)
+        fit = self.fit(query, best, d_best, seen, image if nameable else None)
         least = float(ev.min()) if len(ev) else 1.0
-        if fit <= 1.0:
+        if fit <= 1.0 and nameable:
             least = self._fine_least(image, onto == best, best, [c for c in candidates if c != best], ev, seen)
         return best, fit, least
 
@@ -314,6 +348,8 @@ class Teller:
         ref = self.refs[i][self._nearest(query, i)]
         strong = (d > DEVIATES).ravel()
         lit = strong & (query[..., 0] > ref[..., 0]).ravel()
+        if not lit.any():  # no cell lit: no streak (nor its shape to measure)
+            return np.zeros(n, bool)
         lab = labels.ravel()
         count = np.bincount(lab, minlength=n).astype(np.float64)
         ys, xs = np.indices(d.shape)
@@ -373,8 +409,8 @@ class Teller:
             union |= differ
         if union is None or not union.any():
             return out
-        within = fineprint.inside(seen, image.shape[:2], px)
-        q = fineprint.detail(image if registered else self._aligned(image, a), px)  # onto a's photo, as b's was
+        within = self._inside(seen, image.shape[:2])
+        q = self._detail(image if registered else self._registered(image, a))  # onto a's photo, as b's was
         shifted = fineprint.shifted_patches(q, px, union)
         row = np.zeros(union.shape, np.int64)
         row[union] = np.arange(int(union.sum()))
@@ -431,16 +467,30 @@ class Teller:
         # deviates by noise, blur and a millimetre of misfit (measured on dev decks: at most 38 mm²).
         if _unexplained(d, seen) > UNEXPLAINED_MM2:
             return np.inf
-        # Its own print at the cut's resolution: a stranger's title letters and digits blur alike in cells.
-        if image is not None and not self._print_found(image, i, self._own_blocks(i), seen.astype(bool)):
+        cells = max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+        # Its own print at the cut's resolution (a stranger's title letters and digits blur alike in cells), when
+        # the cells have not already refused it.
+        if cells <= 1.0 and image is not None and not self._print_found(image, i, self._own_blocks(i),
+                                                                         seen.astype(bool)):
             return np.inf
-        return max(mine / FIT_MAX, float((theirs * d).sum()) / max(float(theirs.sum()), 1e-6) / QUERY_FIT_MAX)
+        return cells
+
+    def learn(self) -> None:
+        """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
+        twenty look-alikes) and where each two cards differ, at once: done when a reader loads the set, not
+        on its first frames."""
+        if self.names:
+            self._own_blocks(0)
+        for i in range(len(self.names)):  # and how each two cards differ, which any two candidates need
+            for j in range(len(self.names)):
+                if i != j:
+                    self._align(i, j)
 
     def _own_blocks(self, i: int) -> np.ndarray:
         """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
         title's letters, its numbers, its own mark and art, at the cut's resolution (each look-alike's photo
-        warped onto ``i``'s first, as a query is). Learnt for every card of the set on its first reading (a
-        few seconds for twenty look-alikes: a set's first frame is its loading), not at each enrolment."""
+        warped onto ``i``'s first, as a query is). Learnt for every card of the set when first needed (``learn``),
+        not at each enrolment."""
         if not self._own_print:
             for c in range(len(self.names)):
                 own = None
@@ -461,16 +511,16 @@ class Teller:
         So, when its print is not found as given, it is registered again onto each photo it is compared
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
         and bands, its title's letters and digits still differ."""
-        within = fineprint.inside(seen, image.shape[:2], self.px_per_mm)
+        within = self._inside(seen, image.shape[:2])
         if where is not None:
-            within &= where
-        as_given = fineprint.detail(image, self.px_per_mm)
+            within = within & where
+        as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
             if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
                 return True
-            registered = self._aligned(image, i, k)
-            if registered is not image and fineprint.missing(ref, fineprint.detail(registered, self.px_per_mm),
-                                                             self.px_per_mm, within) <= fineprint.MISSING_MAX:
+            registered = self._registered(image, i, k)
+            if registered is not image and fineprint.missing(ref, self._detail(registered), self.px_per_mm,
+                                                             within) <= fineprint.MISSING_MAX:
                 return True
         return False
 
@@ -527,7 +577,7 @@ def _correlations(w: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) ->
     total = np.maximum(3 * w.sum(axis=1, dtype=np.float64), 1e-6)
     # What q and a share with every row: their sums per cell, weighted by each row (matrix-vector products).
     s_q, s_a, s_qq, s_aa, s_qa = (np.asarray(w @ v, np.float64) for v in (
-        q.sum(axis=1), a.sum(axis=1), (q * q).sum(axis=1), (a * a).sum(axis=1), (q * a).sum(axis=1)))
+        _cells(q), _cells(a), _cells(q * q), _cells(a * a), _cells(q * a)))
     wb = (w[:, :, None] * b).reshape(k, -1)
     b, q, a = b.reshape(k, -1), q.ravel(), a.ravel()
     s_b, s_bb = wb.sum(axis=1, dtype=np.float64), np.einsum("kn,kn->k", wb, b).astype(np.float64)
@@ -538,6 +588,26 @@ def _correlations(w: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) ->
         return xy / np.maximum(np.sqrt(np.maximum(xx, 0.0) * np.maximum(yy, 0.0)), 1e-6)
 
     return corr(s_a, s_b, s_aa, s_bb, s_ab), corr(s_q, s_a, s_qq, s_aa, s_qa), corr(s_q, s_b, s_qq, s_bb, s_qb)
+
+
+def _cells(v: np.ndarray) -> np.ndarray:
+    """(cells,): the three channels of ``v`` (cells, 3) added per cell, as ``sum(axis=1)`` adds them (without its
+    overhead on so short an axis: a tenth of the cost)."""
+    out = v[:, 0] + v[:, 1]
+    out += v[:, 2]
+    return out
+
+
+def _capped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(rows, cols): the squared distance of descriptors ``a`` and ``b`` (rows, cols, 3) per cell, capped at
+    ``TAU``, / TAU (the three channels added as ``sum(axis=-1)`` adds them, without its overhead)."""
+    diff = a - b
+    diff *= diff
+    d = diff[..., 0] + diff[..., 1]
+    d += diff[..., 2]
+    np.minimum(d, TAU, out=d)
+    d /= TAU
+    return d
 
 
 def _grey(card: np.ndarray) -> np.ndarray:

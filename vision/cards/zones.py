@@ -39,6 +39,8 @@ class CardZones:
         for z in self.zones:
             if z.card_set not in self.sets:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
+                if self.sets[z.card_set] is not None:
+                    self.sets[z.card_set].teller.learn()  # loading, not the first frame, learns the set
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
         self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
         self.times: list[float] = []  # seconds spent on each card zone of the last read...

@@ -1,0 +1,82 @@
+"""The matcher's cheaper paths read as the full computation does: the blocks of fine print compared only where
+asked, a glare streak found by its lit lines first, what a judge computes once kept for that judge only, and the
+fine print left unlooked at where nothing could name the card. Cards cut from rendered frames of dev deck 1002
+(``data/potions-1002``, as in ``test_fine_evidence.py``)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cards import fineprint, glare
+from vision.cards.store import ACCEPT, CardSet
+
+DATA = Path(__file__).parent / "data" / "potions-1002"
+SHARED_ART = ["dawn-tonic", "elixir-of-life", "green-sip", "smoulder", "twin-essence"]
+
+
+def image(name: str) -> np.ndarray:
+    img = cv2.imread(str(DATA / f"{name}.webp"), cv2.IMREAD_COLOR)
+    assert img is not None, name
+    return img
+
+
+@functools.cache
+def enrolled() -> CardSet:
+    cards = CardSet("chaudron-potions", (63, 88), {n: image(n) for n in SHARED_ART})
+    cards.teller.learn()
+    return cards
+
+
+@pytest.mark.parametrize(("photo", "view"), [("tempest", "seen-tempest-a"), ("twin-essence", "stranger-a"),
+                                             ("green-sip", "seen-green-sip")])
+def test_the_blocks_missing_are_those_every_block_compared_finds(photo, view):
+    ref, query = fineprint.detail(image(photo), 2.0), fineprint.detail(image(view), 2.0)
+    printed, found = fineprint.blocks(ref, query, 2.0)  # every block, every shift at once
+    some = np.zeros(printed.shape, bool)
+    some[1::2, ::3] = True
+    assert fineprint.missing(ref, query, 2.0) == int((printed & ~found).sum())
+    assert fineprint.missing(ref, query, 2.0, some) == int((printed & ~found & some).sum())
+
+
+def lit(card: np.ndarray, across: float, width: float, light: float) -> np.ndarray:
+    """``card`` with a straight streak of ``light`` added, ``width`` px wide, crossing it at ``across`` px."""
+    h, w = card.shape[:2]
+    ys, xs = np.indices((h, w))
+    band = np.abs((xs - w / 2) * np.cos(0.6) + (ys - h / 2) * np.sin(0.6) - across) < width / 2
+    return np.clip(card.astype(np.float32) + band[..., None] * light, 0, 255).astype(np.uint8)
+
+
+def test_a_glare_streak_is_taken_off():
+    photo = image("tempest")
+    lightened = glare.deglared(lit(photo, 10.0, 12.0, 60.0), glare.reference(photo))
+    assert lightened is not None
+    assert np.abs(lightened.astype(int) - photo).mean() < np.abs(lit(photo, 10.0, 12.0, 60.0).astype(int)
+                                                                 - photo).mean() / 3
+    assert glare.deglared(photo, glare.reference(photo)) is None  # no streak, nothing taken off
+
+
+def test_what_a_judge_keeps_is_kept_for_that_judge_only():
+    cards = enrolled()
+    views = ["seen-dawn-tonic", "stranger-a", "seen-twin-essence", "seen-green-sip", "stranger-b"]
+    first = [cards.match(image(v)) for v in views]
+    # Read again in another order, each after another card: what one card's judge kept never speaks for the next.
+    again = {v: cards.match(image(v)) for v in reversed(views)}
+    assert [m.name for m in first] == ["dawn-tonic", None, "twin-essence", "green-sip", None]
+    for v, m in zip(views, first, strict=True):
+        assert (again[v].name, again[v].best, again[v].fit, again[v].evidence) == (m.name, m.best, m.fit, m.evidence)
+
+
+def test_a_card_the_coarse_score_cannot_name_is_unknown_and_its_nearest_still_found():
+    cards = enrolled()
+    card = image("seen-twin-essence")
+    scores, turns = cards.scored(card)
+    best, fit, evidence = cards.teller.judge(card, scores, turns)  # every check made
+    fast = cards.teller.judge(card, scores, turns, named_from=float(scores.max()) + 0.01)  # none can be named
+    assert cards.names[best] == "twin-essence" and fast[0] == best
+    assert fit <= 1.0 and evidence >= 0.45  # named with every check...
+    assert scores.max() >= ACCEPT  # ...and would be by the set
