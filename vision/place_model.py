@@ -130,7 +130,7 @@ class PlaceModel:
         h = (np.asarray(crops, np.float32) - self.crop_mean) / self.crop_scale
         for w, b in self.convs:
             n, side = h.shape[:2]  # (one 2-D product: a 4-D one is many small ones)
-            h = _pool(np.maximum(_conv3(h).reshape(n * side * side, -1) @ w + b, 0.0)
+            h = max_pool2(np.maximum(conv3_windows(h).reshape(n * side * side, -1) @ w + b, 0.0)
                       .reshape(n, side, side, -1))
         h = np.concatenate([h.reshape(len(h), -1), (np.asarray(x, np.float32) - self.mean) / self.scale], axis=1)
         for w, b in self.layers[:-1]:
@@ -151,19 +151,21 @@ class PlaceModel:
         return k, np.where(unseen, 0.0, sure)
 
 
-def _conv3(h: np.ndarray) -> np.ndarray:
-    """(n, s, s, 9 c): each cell's 3 x 3 neighbourhood (zeros beyond the edge), row by row, channels last."""
-    n, s, _, c = h.shape
-    padded = np.zeros((n, s + 2, s + 2, c), np.float32)
+def conv3_windows(h: np.ndarray) -> np.ndarray:
+    """(n, rows, cols, 9 c): each cell's 3 x 3 neighbourhood (zeros beyond the edge), row by row, channels last
+    (the stacked test's pictures use it too: they need not be square)."""
+    n, rows, cols, c = h.shape
+    padded = np.zeros((n, rows + 2, cols + 2, c), np.float32)
     padded[:, 1:-1, 1:-1] = h
     # (the 3 x 3 windows as a view, copied once in row, column, channel order: a third of the time of
     # concatenating the nine shifted copies)
-    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (n, s, s, c, 3, 3)
-    return np.ascontiguousarray(windows.transpose(0, 1, 2, 4, 5, 3)).reshape(n, s, s, 9 * c)
+    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (n, rows, cols, c, 3, 3)
+    return np.ascontiguousarray(windows.transpose(0, 1, 2, 4, 5, 3)).reshape(n, rows, cols, 9 * c)
 
 
-def _pool(h: np.ndarray) -> np.ndarray:
-    """The largest of each 2 x 2 cells."""
+def max_pool2(h: np.ndarray) -> np.ndarray:
+    """The largest of each 2 x 2 cells (an odd last row or column dropped)."""
+    h = h[:, :h.shape[1] // 2 * 2, :h.shape[2] // 2 * 2]
     return np.maximum(np.maximum(h[:, 0::2, 0::2], h[:, 0::2, 1::2]), np.maximum(h[:, 1::2, 0::2], h[:, 1::2, 1::2]))
 
 

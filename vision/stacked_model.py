@@ -17,9 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from vision import stacked, stacked_crops
+from vision.place_model import conv3_windows, max_pool2
 
 MODEL_PATH = Path(__file__).parent / "models" / "stacked.npz"
 NAMES = ("side", "stray", "least share", "typical share", "closest", "shadow", "shadow mm", "short", "cubes",
@@ -123,26 +123,10 @@ class StackedModel:
         h = (np.asarray(pictures, np.float32) - self.crop_mean) / self.crop_scale
         for k, (w, b) in enumerate(self.convs):
             if k:
-                h = _pool(h)
+                h = max_pool2(h)
             n, rows, cols = h.shape[:3]
-            h = np.maximum(_conv3(h).reshape(n * rows * cols, -1) @ w + b, 0.0).reshape(n, rows, cols, -1)
+            h = np.maximum(conv3_windows(h).reshape(n * rows * cols, -1) @ w + b, 0.0).reshape(n, rows, cols, -1)
         return np.concatenate([h.max(axis=(1, 2)), h.mean(axis=(1, 2))], axis=1)
-
-
-def _conv3(h: np.ndarray) -> np.ndarray:
-    """(n, rows, cols, 9 c): each pixel's 3 x 3 neighbourhood (zeros beyond the edge), row by row, channels last
-    (as ``vision.place_model``'s, for pictures that need not be square)."""
-    n, rows, cols, c = h.shape
-    padded = np.zeros((n, rows + 2, cols + 2, c), np.float32)
-    padded[:, 1:-1, 1:-1] = h
-    windows = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (n, rows, cols, c, 3, 3)
-    return np.ascontiguousarray(windows.transpose(0, 1, 2, 4, 5, 3)).reshape(n, rows, cols, 9 * c)
-
-
-def _pool(h: np.ndarray) -> np.ndarray:
-    """The largest of each 2 x 2 pixels (an odd last row or column dropped)."""
-    h = h[:, :h.shape[1] // 2 * 2, :h.shape[2] // 2 * 2]
-    return np.maximum(np.maximum(h[:, 0::2, 0::2], h[:, 0::2, 1::2]), np.maximum(h[:, 1::2, 0::2], h[:, 1::2, 1::2]))
 
 
 @lru_cache(maxsize=1)

@@ -248,7 +248,7 @@ def test_the_places_windows_and_the_fits_middles_are_the_plain_ones():
     h = rng.standard_normal((5, 8, 8, 11)).astype(np.float32)
     padded = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
     plain = np.concatenate([padded[:, dy:dy + 8, dx:dx + 8] for dy in range(3) for dx in range(3)], axis=3)
-    assert np.array_equal(place_model._conv3(h), plain)
+    assert np.array_equal(place_model.conv3_windows(h), plain)
     for n in (400, 401, 1, 2):
         a = rng.standard_normal((6, 3, n))
         assert np.array_equal(robust.medians(a), np.median(a, axis=-1))
