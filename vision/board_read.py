@@ -104,9 +104,7 @@ class BoardReader:
             x0, y0, x1, y1 = layout.zone(zid).bounds
             self._tray_rects.append((max(0, int(y0 * s)), min(h, max(int(y1 * s), int(y0 * s) + 1)),
                                      max(0, int(x0 * s)), min(w, max(int(x1 * s), int(x0 * s) + 1))))
-            m = TRAY_RING_MM
-            self._tray_around.append((max(0, int((y0 - m) * s)), min(h, int((y1 + m) * s) + 1),
-                                      max(0, int((x0 - m) * s)), min(w, int((x1 + m) * s) + 1)))
+            self._tray_around.append(self.around(layout.zone(zid).bounds))
             self._tray_free_px.append(TRAY_FREE * (x1 - x0) * (y1 - y0) * s * s)
         self._tray_labels = [[lb for lb in layout.zone(zid).labels if lb in self.pieces] or list(self.pieces)
                              for zid in base.geometry.count_ids]
@@ -462,6 +460,15 @@ class BoardReader:
             return self.white_scale
         at = field_basis(np.array([centre_mm], float), self.layout.size)[0]
         return (self.white_scale / np.exp(at @ self._enrolled_tint)).astype(np.float32)
+
+    def around(self, bounds: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+        """Rows and columns (r0, r1, c0, c1) of the canonical image over a zone (its ``bounds``, mm) and the board
+        ``TRAY_RING_MM`` around it: where ``light_around`` measures the light over it."""
+        s, m = self.geometry.px_per_mm, TRAY_RING_MM
+        h, w = self.compare.image.shape[:2]
+        x0, y0, x1, y1 = bounds
+        return (max(0, int((y0 - m) * s)), min(h, int((y1 + m) * s) + 1),
+                max(0, int((x0 - m) * s)), min(w, int((x1 + m) * s) + 1))
 
     def _tray_light(self, i: int, canonical: np.ndarray, diff: Difference) -> np.ndarray:
         """(3,): the light over tray ``i`` against the enrolment's (``light_around``); where too little board

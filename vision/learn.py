@@ -139,13 +139,11 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
     their brighter half (the lit top, not the sides). The place's measure (``learn_pieces``) takes the brighter
     half of everything unlike the board, which in two lights of two colours is the pieces' shadows too (each lit
     by the other light): a tray counted in that colour missed its cubes."""
-    from vision.board_read import TRAY_RING_MM
     from vision.read import EMPTY_SHADES
 
     empty = board.compare.image.astype(np.float32) * board.white_scale / 255.0
     blurred = cv2.blur(canonical, (3, 3)).reshape(-1, 3).astype(np.float32)  # (a pixel's noise with its neighbours')
     shades = np.array(EMPTY_SHADES, np.float32)
-    s, (h, w) = board.geometry.px_per_mm, canonical.shape[:2]
     differs = diff.core.ravel() & (board.owner.ravel() >= 0)
     samples: dict[str, list[np.ndarray]] = {}
     for zone_id, value in layout.calibration.items():
@@ -159,10 +157,7 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
         if len(at) < 8:
             continue
         # (the light measured on the board around the place, as the trays' is: ``BoardReader.light_around``)
-        x0, y0, x1, y1 = layout.zone(zone_id).bounds
-        m = TRAY_RING_MM
-        light = board.light_around(canonical, diff, max(0, int((y0 - m) * s)), min(h, int((y1 + m) * s) + 1),
-                                   max(0, int((x0 - m) * s)), min(w, int((x1 + m) * s) + 1), 8)
+        light = board.light_around(canonical, diff, *board.around(layout.zone(zone_id).bounds), 8)
         if light is None:
             continue
         white = board.white_scale_at(layout.zone(zone_id).center)
