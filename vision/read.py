@@ -469,9 +469,9 @@ class Reader:
         return cv2.perspectiveTransform(centre, np.linalg.inv(location.homography))[0, 0]
 
     def _unstacked(self, counts: dict[str, CountReading]) -> dict[str, CountReading]:
-        """The counts where a cube may lie on another taken back: squares that cannot be one layer's
-        (``stacked.not_one_layer``), or the learned test over the signs (``vision.stacked_model``: a side two
-        layers long, a lower cube's top showing, tops overlapping, cut or in a shadow, a long shadow...),
+        """The counts where a cube may lie on another taken back: the learned test over the signs
+        (``vision.stacked_model``: a side two layers long, a lower cube's top showing, tops overlapping, cut or
+        in a shadow, a long shadow...),
         measured against one layer's side and shadow over the frame's trays. The trays still counted keep how
         likely it is (``doubt``), for the referee."""
         frame = stacked.Frame.of([list(c.sides) for c in counts.values()], [c.shadows for c in counts.values()])
@@ -480,7 +480,7 @@ class Reader:
             if c.count is not None:
                 doubt = stacked_model.doubt(c, frame, COUNT_PX_PER_MM)
                 c = replace(c, doubt=doubt)
-                if doubt >= stacked_model.shipped().threshold or stacked.not_one_layer(c):
+                if doubt >= stacked_model.shipped().threshold:
                     labels = list(c.by_label) or ["pieces"]
                     c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: "
                                      f"a cube seems to lie on another", sides=c.sides, doubt=doubt)

@@ -21,7 +21,7 @@ A cube lying on another also leaves part of the lower cube's top showing beside 
 covers: the squares that count single-layer tops are a little wider than a top and turned as it is
 (``vision.count.stray_top``), so little is left of a single layer's tops: ``STRAY_TOP`` of a top or more left
 over is a sign too. No sign alone tells (each is seen on some single layers): ``vision.stacked_model`` weighs
-them all together, and only squares that cannot be one layer's (``not_one_layer``) ask the spread alone.
+them all together (squares that seem not one layer's, ``not_one_layer``, keep a counted tray in the referee's doubt).
 (Dev seeds 6101-6102, 131 trays with a cube on another, 469 single-layer, with these two signs alone:
 asked to be spread by the sides alone 37 % of them, 60 counted wrong, by 0.1 of a top left alone 51 %, by
 either with 0.15 62 %, with 0.1 72 %, 21 counted wrong; the price, single-layer trays asked to be spread: 5.7,
