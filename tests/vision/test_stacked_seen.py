@@ -60,3 +60,22 @@ def test_a_tray_without_its_picture_is_refused_by_a_model_that_sees(broken):
     x = np.zeros((1, stacked_model.N_FEATURES), np.float32)
     with pytest.raises(ValueError, match="reads each tray's picture"):
         model.probability(x, None if broken == "picture" else np.zeros((2, 144, 144, 3), np.float32))
+
+
+def test_a_big_single_layer_whose_squares_sit_a_little_close_is_counted_and_kept_in_doubt():
+    # Debug seed 18004, dim light, eval-piles' first table and photo: the grey tray of 17, counted right, two of its
+    # squares nearer than 0.9 of a top (the squares' own jitter on a big pile at 1 px/mm). That alone asked its
+    # spread though the learned test, which weighs it with the rest, did not (0.13); it is counted now, in the
+    # referee's doubt.
+    from vision import stacked_model
+    from vision.evaluate_piles import calibrated_reader
+
+    layout = load_layout(LAYOUT)
+    rng = np.random.default_rng([18004, LIGHTS.index("dim")])
+    c, style = table(layout, "dim", rng, 0.25)
+    reader = calibrated_reader(layout, c, style, "dim", rng)
+    fc = replace(c, piles=style, placement_seed=int(rng.integers(2**31)))
+    frame, truth = render(layout, random_reserve(layout, rng), fc, "dim", rng)
+    grey = reader.read(frame).counts["reserve-grey"]
+    assert truth["counts"]["reserve-grey"] == 17 and not truth["piles"]["reserve-grey"]["stacked"]
+    assert grey.count == 17 and stacked_model.shipped().unsure <= grey.doubt < stacked_model.shipped().threshold
