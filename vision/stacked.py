@@ -303,7 +303,9 @@ LONG_SIDE, LONG_SHADOW, TOP_LEFT = "a long side", "a long shadow", "part of a to
 def not_one_layer(c) -> bool:
     """The counted cubes' squares cannot be a single layer's: two tops overlapping, or one partly hidden
     (``CLOSE_TOPS``, ``CUT_TOP``). A cube lying on others shows so; so does a count gone wrong (a dim tray
-    counted three too many overlapped its squares): either way the count is not given."""
+    counted three too many overlapped its squares). Alone it also shows on single layers counted right (a big
+    pile's squares a pixel or two off their tops' grid): the learned test weighs it, and a tray it counts stays in
+    the referee's doubt (``stacked_model.doubt``)."""
     shares = [x for x in c.shares if x > 0]
     typical = float(np.median(shares)) if shares else 0.0
     return c.closest < CLOSE_TOPS or (typical > 0 and min(shares) / typical < CUT_TOP)
