@@ -80,3 +80,20 @@ def test_a_card_the_coarse_score_cannot_name_is_unknown_and_its_nearest_still_fo
     assert cards.names[best] == "twin-essence" and fast[0] == best
     assert fit <= 1.0 and evidence >= 0.45  # named with every check...
     assert scores.max() >= ACCEPT  # ...and would be by the set
+
+
+def test_a_streak_of_a_warm_lamps_light_is_taken_off_in_its_colour_and_with_its_fading_edges():
+    # Under a warm lamp a sleeve reflects light of the lamp's colour, fading across the streak (as rendered decks
+    # draw it): grey taken off the streak's core left a yellow band and its two edges lit.
+    photo = image("tempest").astype(np.float32) * np.float32([0.6, 0.8, 1.0])  # BGR: the lamp's colour
+    h, w = photo.shape[:2]
+    ys, xs = np.indices((h, w))
+    across = (xs - w / 2) * np.cos(0.6) + (ys - h / 2) * np.sin(0.6) - 10.0
+    streak = 70.0 * np.exp(-0.5 * (across / 8.0) ** 2)[..., None] * np.float32([0.6, 0.8, 1.0])
+    seen = np.clip(photo + streak, 0, 255).astype(np.uint8)
+    photo = np.clip(photo, 0, 255).astype(np.uint8)
+    lightened = glare.deglared(seen, glare.reference(photo))
+    assert lightened is not None
+    left = np.abs(lightened.astype(int) - photo)
+    assert left.mean() < np.abs(seen.astype(int) - photo).mean() / 4
+    assert (left.max(axis=2) > 12).mean() < 0.01  # no band of light or colour left along the streak

@@ -1,5 +1,6 @@
 """A glare streak off a sleeve, taken off a card before it is compared with its enrolment photo
-(``vision.cards.tell``): light added along a straight band, the same all along it."""
+(``vision.cards.tell``): light added along a straight band, the same all along it, of the lamp's colour and
+fading across the band."""
 
 from __future__ import annotations
 
@@ -14,33 +15,42 @@ GLARE_LIT = 0.9  # glare lights this much of what it crosses (its lines here; a 
 GLARE_LEVEL = 0.1  # light added along a line, a fraction of the card's median brightness, taken off (deglared)
 GLARE_AREA = 0.03  # ...when at least this much of the card is brighter than its photo by that much...
 GLARE_STEP_DEG = 5.0  # ...looked for along lines in directions this far apart
+TAIL_MM = 6  # the card's own light is measured this far from the streak's lines (1 mm apart)
 
 
-def reference(photo: np.ndarray) -> tuple[np.ndarray, float]:
-    """What ``deglared`` compares a card with: the photo's brightness at half its resolution, and its median
-    (computed once per enrolled photo)."""
-    r = _half_grey(photo)
-    return r, max(median(r.ravel()), 1.0)
+def reference(photo: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """What ``deglared`` compares a card with: the photo's brightness at half its resolution and its median,
+    and its colours at half its resolution (computed once per enrolled photo)."""
+    half, r = _half(photo)
+    return r, max(median(r.ravel()), 1.0), half
 
 
-def _half_grey(img: np.ndarray) -> np.ndarray:
+def _half(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``img`` at half its resolution (float32 BGR) and its brightness."""
     half = cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA).astype(np.float32)
     grey = half[..., 0] + half[..., 1]  # the channels' mean as mean(axis=2) takes it, without its overhead
     grey += half[..., 2]
     grey /= 3
-    return grey
+    return half, grey
 
 
-def deglared(card: np.ndarray, reference: tuple[np.ndarray, float]) -> np.ndarray | None:
+def _medians(pixels: np.ndarray) -> np.ndarray:
+    """Each channel's median over ``pixels`` (..., 3)."""
+    return np.maximum([median(pixels[..., c].ravel()) for c in range(3)], 1.0).astype(np.float32)
+
+
+def deglared(card: np.ndarray, reference: tuple[np.ndarray, float, np.ndarray]) -> np.ndarray | None:
     """``card`` (warped onto the photo ``reference`` was made from) with the light of a glare streak taken
     off: light added along a straight band, the same all along it (a sleeve's reflection), found as the band
     across which the card is brighter than its photo (the mean along each line of a direction, 1 mm apart,
-    over every direction ``GLARE_STEP_DEG`` apart); None when no line is brighter by ``GLARE_LEVEL``. A
+    over every direction ``GLARE_STEP_DEG`` apart); None when no line is brighter by ``GLARE_LEVEL``. The
+    light taken off is measured per channel (the lamp's colour) over the streak's lit lines and its fading
+    edges (``_band``), against the card's light away from it. A
     card's own print differs from another's in places (a title, a number, a mark), which the mean along a
     whole line hardly shows; and ``Teller._query`` keeps the card so lightened only if it then lies nearer
     its photo."""
-    r, r_median = reference
-    q = _half_grey(card)
+    r, r_median, r_colour = reference
+    q_colour, q = _half(card)
     if q.shape != r.shape:
         return None
     q_median = median(q.ravel())
@@ -67,11 +77,38 @@ def deglared(card: np.ndarray, reference: tuple[np.ndarray, float]) -> np.ndarra
     k = int(np.argmax(best))
     if best[k] < level:
         return None
-    profiles, k = profiles[k], int(ways[k])
-    light = np.maximum(profiles, 0)
-    light[light < level / 2] = 0
+    k = int(ways[k])
+    line = lines[k] - size * k
+    band = _band(total[k * size:(k + 1) * size] / np.maximum(count[k], 1), streak[k], level)
+    # The streak's light is the lamp's, reflected: of the light's colour, not grey (under a warm lamp grey taken
+    # off leaves a yellow band). So it is measured per channel along the lines of the streak's direction, the
+    # card's light measured away from it (a wide streak lifts the whole card's median: its edges then seemed
+    # darker than the photo, its core too little lit).
+    away = ~np.convolve(band, np.ones(2 * TAIL_MM + 1), "same").astype(bool)[line].reshape(h, w)
+    if away.mean() < 0.3:
+        return None
+    gains = _medians(q_colour[away][None]) / _medians(r_colour[away][None])
+    residual = q_colour - gains * r_colour
+    light = np.stack([np.bincount(line, residual[..., c].ravel(), size) for c in range(3)], axis=1)
+    light /= np.maximum(count[k], 1)[:, None]
+    band = _band(light.mean(axis=1), streak[k], level)
+    light = np.maximum(light, 0) * band[:, None]
     light = light[_across(card.shape[:2], (h, w), k)]
-    return np.clip(card.astype(np.float32) - light[..., None], 0, 255).astype(np.uint8)
+    return np.clip(card.astype(np.float32) - light, 0, 255).astype(np.uint8)
+
+
+def _band(profile: np.ndarray, core: np.ndarray, level: float) -> np.ndarray:
+    """The lines of a streak: its lit core (``core``, brighter by ``level`` / 2) and the tails either side, as
+    far as the light keeps falling off and stays over ``level`` / 4 (a streak's light fades across it: taking
+    off its core only leaves its edges as two bands of light)."""
+    band = core & (profile >= level / 2)
+    for step in (1, -1):
+        for j in np.flatnonzero(band):
+            k = j + step
+            while 0 <= k < len(profile) and not band[k] and level / 4 <= profile[k] <= profile[k - step]:
+                band[k] = True
+                k += step
+    return band
 
 
 @functools.lru_cache(maxsize=64)
