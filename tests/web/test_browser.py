@@ -182,17 +182,22 @@ def test_state_panel_of_an_alchimiste_game(recorded_table, browser):
     # pushed as it changes: each creation moves its adept's seal on the fame track and fills its cauldron
     table.feed(len(table.frames) - 1)
     page.wait_for_selector("#panel tr:has-text('Merlin') >> td:nth-child(3):text-is('3')", timeout=WAIT_MS)
-    rows = page.locator("#panel table:has(caption:text('Fame track')) tbody tr").all_inner_texts()
-    assert [r.split("\t")[:3] for r in rows] == [["Abigail", "purple", "7"], ["Merlin", "black", "3"]]
-    cauldrons = page.locator("#panel table:has(caption:text('Cauldrons')) tbody tr").all_inner_texts()
-    assert "4\tgrey + green\tAbigail: 1 blue, 2 orange, tile 7" in cauldrons
-    assert "10\tyellow + green\tMerlin: 1 grey, 1 blue, tile 3" in cauldrons
-    assert "7\tblue + green\topen" in cauldrons  # the illegal potion was never accepted
+    assert [r[:3] for r in cells(page, "Fame track")] == [["Abigail", "purple", "7"], ["Merlin", "black", "3"]]
+    cauldrons = cells(page, "Cauldrons")
+    assert ["4", "grey + green", "Abigail: 1 blue, 2 orange, tile 7"] in cauldrons
+    assert ["10", "yellow + green", "Merlin: 1 grey, 1 blue, tile 3"] in cauldrons
+    assert ["7", "blue + green", "open"] in cauldrons  # the illegal potion was never accepted
     assert "Fame tiles in the supply1, 2, 4, 5, 6, 8, 9, 10" in page.text_content("#panel dl")
     assert "school" not in page.text_content("#panel").lower()  # secret until the end
     shoot(page, "game-alchimiste")
     readme_picture(page, "game", "#panel")
     context.close()
+
+
+def cells(page, caption: str) -> list[list[str]]:
+    """The panel table's rows as cell texts, read from the DOM: innerText's tabs depend on layout."""
+    rows = page.locator(f"#panel table:has(caption:text('{caption}')) tbody tr")
+    return rows.evaluate_all("rows => rows.map(r => Array.from(r.cells, c => c.textContent.trim()))")
 
 
 def fact(page, label: str) -> str:
@@ -211,8 +216,7 @@ def test_state_panels_of_chaudron_and_alchymia(session_table, browser):
     unlock(page, chaudron.hub.pin)
     page.wait_for_selector("#panel dt:text-is('Cramés')", timeout=WAIT_MS)
     assert fact(page, "Cramés") == "0 of 20" and fact(page, "Potions made") == "3 of 7"
-    assert page.locator("#panel table:has(caption:text('Potions revealed')) tbody tr").all_inner_texts() == \
-        ["Tempest\t2 of 3", "Viper Venom\t1 of 3"]
+    assert cells(page, "Potions revealed") == [["Tempest", "2 of 3"], ["Viper Venom", "1 of 3"]]
     press(page, chaudron, "next")  # the card menu, as the physical button opens it
     page.wait_for_selector("#display[alt*='Card played?']", state="attached", timeout=WAIT_MS)
     chaudron.feed(9)  # Viper Venom's forced concoction: two Cramés
@@ -237,10 +241,10 @@ def test_state_panels_of_chaudron_and_alchymia(session_table, browser):
     page.wait_for_selector("#panel dd:text-is('Cyrielle')", timeout=WAIT_MS)
     assert fact(page, "Turns played") == "2"
     crystals = "#panel table:has(caption:text('Crystals won')) tbody tr"
-    assert "Basile\t0\tnone\t5" in page.locator(crystals).all_inner_texts()
+    assert ["Basile", "0", "none", "5"] in cells(page, "Crystals won")
     alchymia.feed(5)  # Basile completes the time crystal
     page.wait_for_selector(f"{crystals}:has-text('Basile') >> td:nth-child(2):text-is('1')", timeout=WAIT_MS)
-    assert "Basile\t1\ttime\t4" in page.locator(crystals).all_inner_texts()
+    assert ["Basile", "1", "time", "4"] in cells(page, "Crystals won")
     shoot(page, "game-alchymia")
     context.close()
 
