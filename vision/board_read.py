@@ -83,7 +83,8 @@ class BoardReader:
         # paper tells how (``vision.read.light_tint``), and a tray or a calibration place is made white by the
         # light where it lies (a tray on the lamp's side was made white by the window's side's paper, and its grey
         # cubes read pink against the grey learnt on the other side).
-        self._enrolled_tint = base._marker_light(self.compare.image)[1]
+        tint = base._marker_light(self.compare.image)[1]
+        self._enrolled_tint = None if isinstance(tint, str) else tint  # (paper clipped: untold, taken as one light)
         self.pieces = _piece_models(layout, calibration)
         nominal_board = np.clip(base.model.background_bgr * 255.0, 0, 255).astype(np.uint8)
         # Per tray: the canonical pixel under each pixel of its crop (rows, columns), and its crop all of the

@@ -106,6 +106,36 @@ def fit_light_field(basis: np.ndarray, colours: np.ndarray, board_chroma: np.nda
     return LightField(coef, logc.min(axis=0), logc.max(axis=0), keep if fitted else None)
 
 
+def board_tint(basis: np.ndarray, colours: np.ndarray, noise: float, least: float) -> np.ndarray | None:
+    """How the light's colour changes over the board, from the free board's own cells (``colours`` at
+    ``basis`` rows) where the markers' paper cannot tell (clipped): a plane of log-chromaticity over the
+    board's x and y, as ``vision.read.light_tint`` fits through the markers, or None when it changes less than
+    ``least`` across the board. Cells off the plane (a hand, a sleeve, a piece's shadow) are dropped pass by
+    pass at 2.5 times their median distance from the plane, ``noise`` at least, so that a hand over part of the
+    board does not tilt the plane until the hand looked like the board."""
+    logc = np.log(np.clip(colours, 1e-3, None))
+    chroma = logc - (classify.row_sums(logc) / 3)[:, None]
+    xy = basis[:, :3]
+    keep = np.ones(len(chroma), bool)
+    plane = None
+    for _ in range(6):
+        if keep.sum() < 6:
+            break
+        plane = np.linalg.lstsq(xy[keep], chroma[keep], rcond=None)[0]
+        off = classify.row_max_abs(xy @ plane - chroma)
+        # (``off`` is a distance: its median is its scale, and a sleeve's cells tilting the first plane make
+        # the board's residuals bimodal, which a spread about the median would widen past the sleeve's)
+        new = off < max(noise, 2.5 * robust.median(off[keep]))
+        if np.array_equal(new, keep):
+            break
+        keep = new
+    if plane is None or 2 * np.abs(plane[1:]).sum(axis=0).max() < least:
+        return None
+    tint = np.zeros((6, 3))
+    tint[1:3] = plane[1:]
+    return tint
+
+
 def field_basis(centres_mm: np.ndarray, size_mm) -> np.ndarray:
     x = centres_mm[:, 0] / size_mm[0] * 2 - 1
     y = centres_mm[:, 1] / size_mm[1] * 2 - 1

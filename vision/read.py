@@ -30,7 +30,7 @@ from vision.colour import ColourModel, bgr_to_lab
 from vision.count import agreed, count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
 from vision.hands import HandFinder
-from vision.light_field import LightField, field_basis, fit_light_field
+from vision.light_field import LightField, board_tint, field_basis, fit_light_field
 from vision.locate import Location, Locator
 from vision.reading import CountReading, Reading
 from vision.shadow import HandShadow, fit_hand_shadow, may_reach
@@ -62,6 +62,7 @@ MIN_PAPER_SHARE = 0.25  # a marker with fewer of its white paper's pixels unclip
 LIGHT_TINT_MIN = 0.08  # log units across the board: one light's markers (glare, JPEG) at most 0.044 on the dev
 # frames (seeds 6101-6102, 96 frames), a warm lamp on one side and daylight on the other 0.13 to 0.37
 MIN_TINT_MARKERS = 4  # markers, at least, to tell how the light's colour changes over the board (a plane: 3)
+UNTOLD = "untold"  # ``_marker_light``'s tint when too few markers' paper is unclipped to tell it
 TINT_MAX = 0.35  # (log units: a tray's light is not further off the board's than a warm lamp's from daylight)
 
 
@@ -241,6 +242,10 @@ class Reader:
         if white is not None:
             expected = self._log_background + np.log(np.maximum(white, 1e-3))
             board_chroma = expected - expected.sum() / 3
+        if tint is UNTOLD:
+            # The markers' paper clipped (a bright table): the free board itself tells how the light's colour
+            # changes over it. Left at one colour, a warm lamp's half of the board looked like a hand's.
+            tint = board_tint(self._field_basis, cells, TINT_NOISE, LIGHT_TINT_MIN)
         return fit_light_field(self._field_basis, cells, board_chroma, tint)
 
     def marker_white(self, canonical: np.ndarray, seen: tuple[int, ...] = ()) -> np.ndarray | None:
@@ -274,7 +279,9 @@ class Reader:
             return None, None
         ordered = np.sort(np.array(whites), axis=0)  # their median (np.median's values, without its overhead)
         k = len(ordered) // 2
-        return (ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2), light_tint(tints, at)
+        # Too few markers' paper unclipped tells nothing of the light's colour: UNTOLD, not one light (None).
+        tint = light_tint(tints, at) if len(tints) >= MIN_TINT_MARKERS else UNTOLD
+        return (ordered[k] if len(ordered) % 2 else (ordered[k - 1] + ordered[k]) / 2), tint
 
     def read_at(self, frame: np.ndarray, location: Location, keep_canonical: bool = False) -> Reading:
         if self.board_reader is not None:

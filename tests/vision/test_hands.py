@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.light_field import field_basis, fit_light_field
+from vision.light_field import board_tint, field_basis, fit_light_field
 from vision.read import Reader
 from vision.render import Hand
 
@@ -105,6 +105,24 @@ def test_a_hand_over_most_of_the_board_is_not_the_light_when_the_markers_show_it
     lit = field.gain(basis, np.array([1.0, 1.0, 1.0]))
     assert np.allclose(lit[~hand], 1.0 / (board * light[~hand, None]), rtol=0.05)
     assert np.allclose(lit[hand], 1.0 / (board * light[hand, None]), rtol=0.08)
+
+
+@pytest.mark.parametrize("side", [0.3, 0.7])
+def test_a_hand_over_a_fifth_of_the_board_does_not_tilt_the_lights_colour_read_off_the_board(side):
+    # The markers' paper clipped: the board's own cells tell how the light's colour changes over it (a warm
+    # lamp's side redder by a third). A skin-coloured arm on either side must not tilt that, or the arm would
+    # look like the board.
+    centres, basis, light, _, colours = _board_cells(seed=2)
+    x = centres[:, 0] / 400
+    warm = np.exp(np.outer(x - 0.5, [-0.3, 0.0, 0.3]))  # bluer on the left, redder on the right
+    colours = colours * warm
+    arm = np.abs(x - side) < 0.1
+    assert 0.15 < arm.mean() < 0.25
+    colours[arm] = np.array([60.0, 95.0, 160.0]) * light[arm, None]
+    tint = board_tint(basis, colours, 0.03, 0.08)
+    assert tint is not None
+    assert np.allclose(basis[:, :3] @ tint[:3], np.log(warm) - np.log(warm).mean(axis=1, keepdims=True), atol=0.02)
+    assert board_tint(basis[~arm], colours[~arm] / warm[~arm], 0.03, 0.08) is None  # one light: no tint
 
 
 def test_a_tray_the_hand_reaches_is_never_counted_wrong(rendered):
