@@ -29,6 +29,7 @@ from vision.light_field import field_basis
 from vision.pieces import piece_shapes
 from vision.place_crops import PlaceCrops
 from vision.place_model import PlaceMeasures
+from vision.read import UNTOLD
 from vision.reading import CountReading, Reading, ZoneReading
 from vision.robust import centre_and_spread, channel_mean
 
@@ -84,7 +85,7 @@ class BoardReader:
         # light where it lies (a tray on the lamp's side was made white by the window's side's paper, and its grey
         # cubes read pink against the grey learnt on the other side).
         tint = base._marker_light(self.compare.image)[1]
-        self._enrolled_tint = None if isinstance(tint, str) else tint  # (paper clipped: untold, taken as one light)
+        self._enrolled_tint = None if tint is UNTOLD else tint  # (paper clipped: untold, taken as one light)
         self.pieces = _piece_models(layout, calibration)
         nominal_board = np.clip(base.model.background_bgr * 255.0, 0, 255).astype(np.uint8)
         # Per tray: the canonical pixel under each pixel of its crop (rows, columns), and its crop all of the

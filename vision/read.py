@@ -231,10 +231,11 @@ class Reader:
         return cv2.convertMaps(np.ascontiguousarray(full[..., 0]), np.ascontiguousarray(full[..., 1]), cv2.CV_16SC2)
 
     def light_field(self, grid_means: np.ndarray, white: np.ndarray | None = None,
-                    tint: np.ndarray | None = None) -> LightField | None:
+                    tint: np.ndarray | str | None = None) -> LightField | None:
         """The light over the board, fitted on free background cells (``fit_light_field`` leaves out a hand,
         a sleeve, a stray object and shadows). ``white``: the markers' white paper in this frame (BGR),
-        which gives the light's colour; ``tint``: how that colour changes over the board (``light_tint``)."""
+        which gives the light's colour; ``tint``: how that colour changes over the board (``light_tint``), or
+        ``UNTOLD`` (the markers' paper clipped: the free board's cells tell it)."""
         cells = grid_means.take(self._field_cells, axis=0)
         if len(cells) == 0:
             return None
@@ -254,8 +255,9 @@ class Reader:
         return self._marker_light(canonical, seen)[0]
 
     def _marker_light(self, canonical: np.ndarray, seen: tuple[int, ...] = ()
-                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """(``marker_white``, ``light_tint``) of the canonical image."""
+                      ) -> tuple[np.ndarray | None, np.ndarray | str | None]:
+        """(``marker_white``, ``light_tint``) of the canonical image; the tint ``UNTOLD`` where too few
+        markers' paper is unclipped to tell it."""
         whites, tints, at = [], [], []
         for marker_id, (x0, y0, x1, y1) in self._marker_px.items():
             if seen and marker_id not in seen:
