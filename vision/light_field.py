@@ -129,7 +129,14 @@ def board_tint(basis: np.ndarray, colours: np.ndarray, noise: float, least: floa
         if np.array_equal(new, keep):
             break
         keep = new
-    if plane is None or 2 * np.abs(plane[1:]).sum(axis=0).max() < least:
+    return None if plane is None else tint_of(plane, least)
+
+
+def tint_of(plane: np.ndarray, least: float) -> np.ndarray | None:
+    """A plane of log-chromaticity over (1, x, y) as (6, 3) coefficients over ``field_basis`` (the constant
+    and the curvature rows zero: the field fits the light's own colour), or None where it changes less than
+    ``least`` across the board (one light)."""
+    if 2 * np.abs(plane[1:]).sum(axis=0).max() < least:
         return None
     tint = np.zeros((6, 3))
     tint[1:3] = plane[1:]

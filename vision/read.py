@@ -30,7 +30,7 @@ from vision.colour import ColourModel, bgr_to_lab
 from vision.count import agreed, count_zone
 from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
 from vision.hands import HandFinder
-from vision.light_field import LightField, board_tint, field_basis, fit_light_field
+from vision.light_field import LightField, board_tint, field_basis, fit_light_field, tint_of
 from vision.locate import Location, Locator
 from vision.reading import CountReading, Reading
 from vision.shadow import HandShadow, fit_hand_shadow, may_reach
@@ -678,11 +678,7 @@ def light_tint(whites: list, at: list) -> np.ndarray | None:
         off = robust.channel_max(np.abs(basis @ plane - chroma))
         worst = int(np.argmax(np.where(keep, off, -1)))
         if off[worst] <= TINT_NOISE:
-            if 2 * np.abs(plane[1:]).sum(axis=0).max() < LIGHT_TINT_MIN:
-                return None
-            tint = np.zeros((6, 3))
-            tint[1:3] = plane[1:]
-            return tint
+            return tint_of(plane, LIGHT_TINT_MIN)
         keep[worst] = False
     return None
 
