@@ -25,6 +25,7 @@ MODEL_PATH = Path(__file__).parent / "models" / "stacked.npz"
 NAMES = ("side", "stray", "least share", "typical share", "closest", "shadow", "shadow mm", "short", "cubes",
          "shaded", "shaded 2nd", "shaded sum", "sure", "faint")
 N_FEATURES = len(NAMES)
+SEEN_BATCH = 256  # pictures through the convolutions at a time (memory, not speed)
 
 
 def features(c, frame: stacked.Frame, px_per_mm: float) -> np.ndarray:
@@ -120,7 +121,11 @@ class StackedModel:
         if self.convs:
             if pictures is None or len(pictures) != len(h):
                 raise ValueError("the stacked-cube model reads each tray's picture beside its features")
-            h = np.concatenate([self._seen(pictures), h], axis=1)
+            # (a few hundred pictures at a time: the convolutions' maps of a training set's thousands fill memory)
+            if not len(h):
+                return np.zeros(0)
+            seen = np.concatenate([self._seen(pictures[k:k + SEEN_BATCH]) for k in range(0, len(h), SEEN_BATCH)])
+            h = np.concatenate([seen, h], axis=1)
         h = np.maximum(h @ self.w1 + self.b1, 0.0)
         z = (h @ self.w2 + self.b2).ravel()
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))

@@ -79,3 +79,20 @@ def test_a_big_single_layer_whose_squares_sit_a_little_close_is_counted_and_kept
     grey = reader.read(frame).counts["reserve-grey"]
     assert truth["counts"]["reserve-grey"] == 17 and not truth["piles"]["reserve-grey"]["stacked"]
     assert grey.count == 17 and stacked_model.shipped().unsure <= grey.doubt < stacked_model.shipped().threshold
+
+
+def test_a_training_sets_thousands_of_trays_are_judged_as_each_alone():
+    # train-stacked judges every tray it learnt from to set its threshold: all at once, 7,000 trays' maps
+    # filled 24 GB and the process was killed after its last epoch. They go through a few hundred at a time.
+    from vision import stacked_crops, stacked_model
+
+    model = stacked_model.shipped()
+    n = stacked_model.SEEN_BATCH + 3
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(n, stacked_model.N_FEATURES)).astype(np.float32)
+    pictures = rng.uniform(0, 1, (n, stacked_crops.SIZE, stacked_crops.SIZE, stacked_crops.CHANNELS)).astype(np.float32)
+    together = model.probability(x, pictures)
+    alone = np.array([model.probability(x[k:k + 1], pictures[k:k + 1])[0] for k in (0, n - 2, n - 1)])
+    assert together.shape == (n,)
+    assert np.allclose(together[[0, n - 2, n - 1]], alone, atol=1e-6)
+    assert model.probability(x[:0], pictures[:0]).shape == (0,)
