@@ -3,6 +3,10 @@
 ``--json`` prints ``{"layout", "board_found", "homography", "zones", "counts"}``; ``homography`` maps board
 millimetres to image pixels. A frame without the board gives ``board_found: false`` (empty zones and
 counts) and exit 0; an unreadable file, one line and exit 2.
+
+One photo is read as the referee reads it (``Reader(spread_stacked=True)``): a tray where a cube seems to lie on
+another has ``count: null`` and the reason ("spread the grey pile: ..."), never a count of the cubes it shows.
+The live loop does not ask it (an uncounted tray would hold every commit back); one photo holds nothing back.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ def run(args) -> int:
     calibration = load_calibration(args.calibration, layout.name) if args.calibration else None
     frame = load_frame(args.image)
     cards = CardLibrary(args.cards) if args.cards else None
-    reading = Reader(layout, calibration, cards=cards).read(frame)
+    reading = Reader(layout, calibration, cards=cards, spread_stacked=True).read(frame)
     if args.annotate:
         save_image(args.annotate, annotate(frame, layout, reading))
     if args.json:
@@ -53,6 +57,8 @@ def run(args) -> int:
     empty = sum(1 for z in reading.zones.values() if z.label == "empty" and not low_confidence(z))
     print(f"  ({empty} zones empty)")
     for zid, c in reading.counts.items():
-        count = "unknown (hidden)" if c.count is None else str(c.count)
-        print(f"  {zid:28} {count:12} {c.confidence:.2f}")
+        if c.count is None:
+            print(f"  {zid:28} no count: {c.reason or 'hidden'}")
+        else:
+            print(f"  {zid:28} {c.count:<12} {c.confidence:.2f}")
     return 0

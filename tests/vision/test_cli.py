@@ -121,3 +121,30 @@ def test_eval_prints_a_table_per_lighting(cli, tmp_path):
 def test_eval_piles_refuses_a_cube_size_no_game_set_has_in_one_line(cli):
     code, out, err = cli("eval-piles", "--seed", "1", "--scale", "2")
     assert code == 2 and out == "" and err.count("\n") == 1 and "--scale 2" in err
+
+
+def test_read_asks_a_pile_with_a_cube_on_another_to_be_spread(cli, tmp_path):
+    # One photo is read as the referee reads it: before, `read` counted the cubes each stacked pile shows
+    # (five trays of this frame, each short by the cubes hidden), with confidence.
+    from vision.render import Conditions, Pose, lighting_preset, render_frame
+    from vision.render.piles import PileStyle
+
+    layout = load_layout("alchimiste")
+    reserve = {"reserve-grey": {"grey": 14}, "reserve-blue": {"blue": 9}, "reserve-orange": {"orange": 5},
+               "reserve-yellow": {"yellow": 11}, "reserve-green": {"green": 3}}
+    c = Conditions(pose=Pose(tilt_deg=5, tilt_towards_deg=30 * 141, yaw_deg=3), placement_seed=141,
+                   lighting=lighting_preset("daylight", np.random.default_rng(141)),
+                   piles=PileStyle(touch=0.5, turn=0.5, stacked=1.0))
+    frame, truth = render_frame(layout, {"counts": reserve}, c, np.random.default_rng(141))
+    assert all(t["stacked"] for t in truth["piles"].values())
+    photo = tmp_path / "reserve.png"
+    cv2.imwrite(str(photo), frame)
+    code, out, err = cli("read", str(photo), "--layout", "alchimiste", "--json")
+    assert code == 0, err
+    counts = json.loads(out)["counts"]
+    asked = [z for z, c in counts.items() if c["count"] is None]
+    assert all(counts[z]["count"] == truth["counts"][z] for z in counts if z not in asked), counts
+    assert len(asked) >= 4, counts
+    assert all(counts[z]["reason"].startswith(f"spread the {z.split('-', 1)[1]} pile") for z in asked)
+    code, out, _ = cli("read", str(photo), "--layout", "alchimiste")
+    assert code == 0 and out.count("no count: spread the") == len(asked)
