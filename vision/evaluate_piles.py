@@ -18,6 +18,7 @@ import numpy as np
 
 from calibration.layout import Layout, load_layout
 from calibration.store import Calibration
+from vision.board import enrol_board
 from vision.learn import CalibrationFrameError, learn_colours
 from vision.read import Reader
 from vision.render import (
@@ -27,7 +28,9 @@ from vision.render import (
     random_conditions,
     render_frame,
 )
+from vision.render.artwork import random_artwork
 from vision.render.piles import PileStyle, random_style
+from vision.render.state import empty_state
 
 LIGHTS = (*LIGHTINGS, "mixed")
 LAYOUT = "alchimiste"
@@ -80,10 +83,14 @@ def random_reserve(layout: Layout, rng: np.random.Generator) -> dict:
 
 
 def table(layout: Layout, light: str, rng: np.random.Generator, stacked: float = 0.3, hand: bool | None = None,
-          scale: float | None = None) -> tuple[Conditions, PileStyle]:
+          scale: float | None = None, board: str | None = None) -> tuple[Conditions, PileStyle]:
     """A table: its conditions (``light``'s preset varied; mixed: daylight, coloured after) and its piles;
-    ``scale``: its cubes' real size over the layout's (else a random set's, ``random_style``)."""
+    ``scale``: its cubes' real size over the layout's (else a random set's, ``random_style``); ``board``: a
+    board face of that kind (``plain`` or ``illustrated``, ``vision.render.artwork``), which the table's
+    calibration enrols, else the layout's board read without enrolment."""
     c = random_conditions(layout, rng, "daylight" if light == "mixed" else light, hand=hand, foreign=False)
+    if board is not None:
+        c = replace(c, artwork=random_artwork(layout, rng, board))
     style = random_style(rng, stacked)
     return c, style if scale is None else replace(style, scale=scale)
 
@@ -97,11 +104,19 @@ def render(layout: Layout, state: dict, c: Conditions, light: str, rng: np.rando
 
 def table_calibration(layout: Layout, c: Conditions, style: PileStyle, light: str, rng: np.random.Generator
                       ) -> Calibration | None:
-    """The table's own calibration frame (no hand, no stacking), learnt as ``calibrate colours`` does."""
+    """The table's own calibration frame (no hand, no stacking), learnt as ``calibrate colours`` does; a table
+    with a board face (``c.artwork``) has its empty board enrolled first, as ``calibrate board`` does."""
     cal_c = replace(c, hand=None, piles=replace(style, stacked=0.0), placement_seed=c.placement_seed + 1)
+    base = None
+    if c.artwork is not None:
+        empty, _ = render(layout, empty_state(layout), cal_c, light, rng)
+        try:
+            base = Calibration(layout.name, board=enrol_board(empty, layout))
+        except ValueError:
+            return None
     frame, _ = render(layout, calibration_state(layout), cal_c, light, rng)
     try:
-        return learn_colours(frame, layout)
+        return learn_colours(frame, layout, base)
     except CalibrationFrameError:
         return None
 
@@ -113,16 +128,17 @@ def calibrated_reader(layout: Layout, c: Conditions, style: PileStyle, light: st
 
 
 def evaluate(seed: int, tables: int, frames: int, lights=LIGHTS, stacked: float = 0.3,
-             progress=None, scale: float | None = None) -> dict[str, PileTally]:
+             progress=None, scale: float | None = None, board: str | None = None) -> dict[str, PileTally]:
     """Per lighting, the tally over ``tables`` tables of ``frames`` frames each (seed ``seed``); ``scale``:
-    every table's cubes this size over the layout's (the calibration frame's too)."""
+    every table's cubes this size over the layout's (the calibration frame's too); ``board``: every table a
+    board face of that kind, enrolled (``table``)."""
     layout = load_layout(LAYOUT)
     out = {}
     for light in lights:
         tally = PileTally()
         rng = np.random.default_rng([seed, LIGHTS.index(light)])
         for t in range(tables):
-            c, style = table(layout, light, rng, stacked, scale=scale)
+            c, style = table(layout, light, rng, stacked, scale=scale, board=board)
             reader = calibrated_reader(layout, c, style, light, rng)
             for f in range(frames):
                 fc = replace(c, piles=style, placement_seed=int(rng.integers(2**31)),

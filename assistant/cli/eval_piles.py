@@ -24,6 +24,9 @@ def register(sub) -> None:
     p.add_argument("--scale", type=float, metavar="K",
                    help="every table's cubes K times the layout's size (calibration frame too; default: a random "
                         "set's, 0.9-1.08)")
+    p.add_argument("--board", choices=("plain", "illustrated"),
+                   help="each table a random board face of this kind, enrolled with its empty board first "
+                        "(default: the layout's plain board, not enrolled)")
     p.add_argument("--endgames", type=int, metavar="N", help="instead: the referee on N rendered end-games")
     p.add_argument("--mistakes", type=int, default=10, metavar="N", help="list the first N mistakes (default 10)")
     p.set_defaults(run=run)
@@ -41,7 +44,8 @@ def run(args) -> int:
     def progress(light, t):
         print(f"  {light}: table {t + 1}/{args.tables}", file=sys.stderr)
 
-    tallies = evaluate(args.seed, args.tables, args.frames, stacked=args.stacked, progress=progress, scale=args.scale)
+    tallies = evaluate(args.seed, args.tables, args.frames, stacked=args.stacked, progress=progress, scale=args.scale,
+                       board=args.board)
     size = "" if args.scale is None else f", cubes {args.scale:g} x the layout's"
     print(f"seed {args.seed}: {args.tables} tables x {args.frames} photos per lighting, stacked share {args.stacked}"
           f"{size}")
