@@ -17,7 +17,9 @@ Rules of the score (the truth is what ``vision.render`` writes next to each fram
   more is counted apart ("hand zones read"): the reader must never be confident under a hand;
 - trays (count zones) are exact, unread (``null`` where the truth is known) or wrong (a count other than
   the truth, or any count under a hand).
-Table sets (``vision.render.table``) are scored by ``vision.evaluate_tables``.
+Every frame is read as ``read`` reads one photo (``Reader(spread_stacked=True)``: a tray where a cube seems to
+lie on another is unread, with its reason). Table sets (``vision.render.table``) are scored by
+``vision.evaluate_tables``.
 """
 
 from __future__ import annotations
@@ -173,7 +175,8 @@ def evaluate(folder: Path, calibrations: dict[str, Calibration] | None = None, c
             raise ValueError(f"{path.with_suffix('.json')}: layout: expected the name of the frame's layout")
         name = truth["layout"]
         if name not in readers:
-            readers[name] = Reader(load_layout(name), (calibrations or {}).get(name), cards=cards)
+            readers[name] = Reader(load_layout(name), (calibrations or {}).get(name), cards=cards,
+                                   spread_stacked=True)  # (as `read` reads one photo)
         frame = load_frame(path)
         reader = readers[name]
         reader.locator.invalidate()  # every frame is a new scene: no cached homography

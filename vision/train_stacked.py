@@ -42,11 +42,6 @@ SINGLE_ASKED = 0.08
 # doubt); 0.02 4.7 % (18.8 %); 0.01 2.9 % (32.9 %). The referee asks a tray in doubt only where two more cubes
 # would change a result.
 STACKED_MISSED = 0.01
-# Tables on a board face of their own, enrolled: the enrolled board's reader shows the counter a tray otherwise
-# (what is unlike the empty board, the rest the board's nominal colour), and a test learnt on the layout's plain
-# board alone asked 79 of 194 single-layer trays of illustrated and plain faces to be spread (dev seed 19341).
-ENROLLED = 0.5
-BOARDS = ("plain", "illustrated")
 CROP_ROWS, CROP_COLS = 100, 140  # a kept crop at most (an Alchimiste tray with its margins: 93-97 x 134 px)
 
 
@@ -93,17 +88,15 @@ def _kept(xs, ys, seed, crops, protos, feet) -> Examples:
                     np.array(protos, np.float32).reshape(-1, 3), np.array(feet, np.float32).reshape(-1, 2))
 
 
-def examples(seed: int, light: str, tables: int, frames: int, enrolled: float = ENROLLED) -> Examples:
+def examples(seed: int, light: str, tables: int, frames: int) -> Examples:
     """Every counted tray of ``tables`` x ``frames`` frames under ``light`` (seed ``seed``): half the tables with
-    a cube set as ``eval-piles`` draws them (-10 % to +8 % of the layout's size), half 0.8-1.2 times it; a share
-    ``enrolled`` of them on a board face of their own (plain or illustrated), enrolled empty first."""
+    a cube set as ``eval-piles`` draws them (-10 % to +8 % of the layout's size), half 0.8-1.2 times it."""
     layout = load_layout(LAYOUT)
     rng = np.random.default_rng([seed, LIGHTS.index(light), 23])
     xs, ys, crops, protos, feet = [], [], [], [], []
     for t in range(tables):
         scale = None if t % 2 == 0 else float(rng.uniform(0.8, 1.2))
-        board = BOARDS[int(rng.integers(len(BOARDS)))] if rng.random() < enrolled else None
-        c, style = table(layout, light, rng, STACKED_SHARE, scale=scale, board=board)
+        c, style = table(layout, light, rng, STACKED_SHARE, scale=scale)
         calibration = table_calibration(layout, c, style, light, rng)
         if calibration is None:
             continue
@@ -134,9 +127,9 @@ def _examples(job):
 
 
 def render_examples(seeds: list[int], tables: int, frames: int, workers: int | None = None,
-                    progress=None, enrolled: float = ENROLLED) -> Examples:
+                    progress=None) -> Examples:
     """``examples`` over every seed and light, in ``workers`` processes."""
-    jobs = [(s, light, tables, frames, enrolled) for s in seeds for light in LIGHTS]
+    jobs = [(s, light, tables, frames) for s in seeds for light in LIGHTS]
     workers = workers or max(1, min(len(jobs), (os.cpu_count() or 1)))
     parts = []
     with ProcessPoolExecutor(workers) as pool:

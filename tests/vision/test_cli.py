@@ -123,10 +123,11 @@ def test_eval_piles_refuses_a_cube_size_no_game_set_has_in_one_line(cli):
     assert code == 2 and out == "" and err.count("\n") == 1 and "--scale 2" in err
 
 
-def test_read_asks_a_pile_with_a_cube_on_another_to_be_spread(cli, tmp_path):
-    # One photo is read as the referee reads it: before, `read` counted the cubes each stacked pile shows
-    # (five trays of this frame, each short by the cubes hidden), with confidence.
+
+def _stacked_reserve_photo(folder):
+    """A photo of the Alchimiste reserve with a cube on another in every tray (daylight), and its truth."""
     from vision.render import Conditions, Pose, lighting_preset, render_frame
+    from vision.render.dataset import write_frame
     from vision.render.piles import PileStyle
 
     layout = load_layout("alchimiste")
@@ -137,8 +138,15 @@ def test_read_asks_a_pile_with_a_cube_on_another_to_be_spread(cli, tmp_path):
                    piles=PileStyle(touch=0.5, turn=0.5, stacked=1.0))
     frame, truth = render_frame(layout, {"counts": reserve}, c, np.random.default_rng(141))
     assert all(t["stacked"] for t in truth["piles"].values())
-    photo = tmp_path / "reserve.png"
-    cv2.imwrite(str(photo), frame)
+    folder.mkdir(exist_ok=True)
+    write_frame(folder / "reserve.png", frame, truth)
+    return folder / "reserve.png", truth
+
+
+def test_read_asks_a_pile_with_a_cube_on_another_to_be_spread(cli, tmp_path):
+    # One photo is read as the referee reads it: before, `read` counted the cubes each stacked pile shows
+    # (five trays of this frame, each short by the cubes hidden), with confidence.
+    photo, truth = _stacked_reserve_photo(tmp_path / "set")
     code, out, err = cli("read", str(photo), "--layout", "alchimiste", "--json")
     assert code == 0, err
     counts = json.loads(out)["counts"]
@@ -148,3 +156,8 @@ def test_read_asks_a_pile_with_a_cube_on_another_to_be_spread(cli, tmp_path):
     assert all(counts[z]["reason"].startswith(f"spread the {z.split('-', 1)[1]} pile") for z in asked)
     code, out, _ = cli("read", str(photo), "--layout", "alchimiste")
     assert code == 0 and out.count("no count: spread the") == len(asked)
+    # and `eval` scores frames as `read` reads them: the stacked trays unread, none counted wrong
+    code, out, err = cli("eval", str(photo.parent), "--json")
+    assert code == 0, err
+    row = json.loads(out)["all"]
+    assert row["trays_wrong_pct"] == 0 and row["trays_unread_pct"] == 100 * len(asked) / len(counts), row
