@@ -285,3 +285,24 @@ def test_a_calibration_frame_with_a_cube_beside_its_place_is_refused_not_learnt_
     frame, _ = ep.render(layout, calibration_state(layout), cal_c, "mixed", rng)
     with pytest.raises(CalibrationFrameError, match=r"no grey piece seen on its place \(cauldron-1\.ingredient-1\)"):
         learn_colours(frame, layout)
+
+
+def test_eval_piles_on_a_board_face_of_its_own_reads_the_trays_against_the_enrolled_board():
+    # `eval-piles --board illustrated`: each table's empty board enrolled, then its calibration frame learnt against
+    # it, as `calibrate board` then `calibrate colours` (dev seed 19381, warm, its one table's first photo).
+    from vision import evaluate_piles as ep
+
+    layout = load_layout(ep.LAYOUT)
+    rng = np.random.default_rng([19381, ep.LIGHTS.index("warm")])
+    c, style = ep.table(layout, "warm", rng, 0.25, board="illustrated")
+    assert c.artwork is not None and c.artwork.kind == "illustrated"
+    calibration = ep.table_calibration(layout, c, style, "warm", rng)
+    assert calibration.board is not None and calibration.pieces
+    reader = Reader(layout, calibration, spread_stacked=True)
+    assert reader.board_reader is not None
+    fc = replace(c, piles=style, placement_seed=int(rng.integers(2**31)), hand=c.hand)
+    frame, truth = ep.render(layout, ep.random_reserve(layout, rng), fc, "warm", rng)
+    counts = reader.read(frame).counts
+    known = {z: n for z, n in truth["counts"].items() if n is not None}
+    assert known and all(counts[z].count in (n, None) for z, n in known.items()), (counts, known)
+    assert any(counts[z].count == n for z, n in known.items())
