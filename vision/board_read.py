@@ -64,6 +64,7 @@ TRAY_RING_MM = 10.0  # the board around a tray that tells the light over it, wit
 TRAY_FREE = 0.25  # ... when that much board shows (as a share of the tray's area); else the light surface
 LIT = 0.8  # board darker than this (of the light surface) is in a shadow and tells no light
 PAPER_LEVEL = 235.0  # the markers' white paper, in the light colours are measured in
+TOP_PX = 8  # pixels of a piece near its place's centre enough to tell its lit top's colour (learning only)
 FALLBACK_AREA = 1.3  # without a calibration frame, a piece shows its footprint and some of its sides
 
 
@@ -258,8 +259,13 @@ class BoardReader:
 
     # -- places ---------------------------------------------------------------------------------------------
 
-    def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray) -> PlaceMeasures:
-        """Per slot: what differs from the board around it, and its lit top's mean colour (Lab, relit)."""
+    def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray, near_centre: bool = False
+                ) -> PlaceMeasures:
+        """Per slot: what differs from the board around it, and its lit top's mean colour (Lab, relit).
+        ``near_centre`` (``learn_pieces``): the lit top taken from near each place's centre where enough of the
+        piece shows there (``TOP_PX``), else from the place itself, never beyond it, and its median colour: on
+        the calibration frame every place of a cauldron holds a piece, and a neighbour set down off its centre
+        lies in the place's edge and beyond it (a blue cube beside an orange one was learnt yellow-brown)."""
         # (Every sum adds the same pixels in the same order as over the image: pixels are gathered once, in
         # ascending order, from the owned ones, and the places' and their centres' taken from those.)
         n = len(self.slot_ids)
@@ -302,11 +308,17 @@ class BoardReader:
         local = np.where(lit_n >= 8, lit_sum / np.maximum(lit_n, 1), 0.0)
         shade = np.minimum(local, 0.0)  # only shadows are divided out
         # The lit top: the brighter half of the piece away from its edges (its sides and shadow are darker).
-        po = inside_owner[core_all]
-        pb = bright[core_all]
+        top_at = core_all
+        if near_centre:
+            ring = self._inside_ring
+            centre = core_all & (ring == 0)
+            enough = np.bincount(inside_owner[centre], minlength=n) >= TOP_PX
+            top_at = np.where(enough[inside_owner], centre, core_all & (ring < 2))
+        po = inside_owner[top_at]
+        pb = bright[top_at]
         mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
         upper = pb >= mean_b[po]
-        top = inside[core_all][upper]
+        top = inside[top_at][upper]
         to = po[upper]
         bgr = canonical.reshape(-1, 3).take(top, axis=0).astype(np.float32)
         bgr /= np.exp(diff.log_gain.reshape(-1, 3).take(top, axis=0))
@@ -315,6 +327,9 @@ class BoardReader:
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
+        if near_centre:  # (the median: what is left of a neighbour in the place's centre moves it less)
+            for i in np.unique(to):
+                mean_lab[i] = np.median(lab[to == i], axis=0)
         level = inner_mean(channel_mean(np.log(np.exp(diff.log_gain.reshape(-1, 3).take(self._inner_px, axis=0)))))
         return PlaceMeasures(rings[:, 0], rings[:, 1], rings[:, 2], core, chroma, lifted, chroma_in, lifted_in,
                              contrast_in, edges_in, edges, shade_in, dark, local, mean_lab, cover, level)

@@ -256,7 +256,7 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
         raise CalibrationFrameError(f"{source}: board not found (are the markers visible?)")
     board = reader.board_reader
     canonical = board.canonical(frame, location)
-    m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)))
+    m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)), near_centre=True)
     area, lab = m.area_in + m.area_body + m.area_ring, m.lab
     found: dict[str, list[tuple[np.ndarray, float]]] = {}
     for zone_id, value in layout.calibration.items():

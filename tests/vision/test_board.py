@@ -15,7 +15,8 @@ from assistant.cli import main
 from calibration.layout import load_layout
 from calibration.store import load_calibration, merge_into
 from vision.board import BoardEnrolError, enrol_board
-from vision.colour import bgr_to_lab
+from vision.board_read import PAPER_LEVEL
+from vision.colour import bgr_to_lab, rgb_to_lab
 from vision.learn import learn_colours
 from vision.read import Reader
 from vision.render import empty_state
@@ -399,3 +400,23 @@ def test_calibrate_colours_names_a_piece_it_cannot_see_and_learns_the_rest(tmp_p
     assert "not seen against the enrolled board: tile" in printed, printed
     learnt = load_calibration(out, "alchimiste")
     assert "tile" not in learnt.pieces and {"grey", "blue", "orange", "yellow", "green"} <= set(learnt.pieces)
+
+
+@pytest.mark.parametrize("seed", [4305, 4308])
+def test_each_cube_of_a_crowded_calibration_cauldron_is_learnt_as_its_own_colour(tmp_path, seed):
+    """On the calibration frame the five cubes of cauldron 1 lie side by side, set down off their centres: a
+    neighbour reaches into a cube's place. Each cube is learnt nearer its own colour than any other cube's
+    (seeds 4305 and 4308, drawn for this test: the blue cube was learnt as the colour of another, and blue cubes
+    were left unread on every frame of the table)."""
+    layout = load_layout("alchimiste")
+    rng = np.random.default_rng(seed)
+    table = random_table(layout, rng, "plain")
+    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+    calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
+    learnt = _calibrated(layout, empty, calibration, tmp_path / "cal.json")
+    cubes = ["grey", "blue", "orange", "yellow", "green"]
+    true = {c: rgb_to_lab(np.array(table.pieces.colours[c], float) * PAPER_LEVEL / 255.0) for c in cubes}
+    for cube in cubes:
+        lab = np.array(learnt.pieces[cube].lab)
+        nearest = min(cubes, key=lambda other: float(np.linalg.norm(lab - true[other])))
+        assert nearest == cube, (cube, lab.round(1), nearest)
