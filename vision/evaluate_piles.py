@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.layout import Layout, load_layout
 from calibration.store import Calibration
-from vision.board import enrol_board
+from vision.board import BoardEnrolError, enrol_board
 from vision.learn import CalibrationFrameError, learn_colours
 from vision.read import Reader
 from vision.render import (
@@ -112,7 +112,7 @@ def table_calibration(layout: Layout, c: Conditions, style: PileStyle, light: st
         empty, _ = render(layout, empty_state(layout), cal_c, light, rng)
         try:
             base = Calibration(layout.name, board=enrol_board(empty, layout))
-        except ValueError:
+        except BoardEnrolError:  # (too few markers found on the empty board: the table is not read, as for a user)
             return None
     frame, _ = render(layout, calibration_state(layout), cal_c, light, rng)
     try:
