@@ -45,6 +45,7 @@ CORE_PX = 5  # a piece's edge pixels mix it with the board (the frame's blur, th
 HOT_SPOT = 1.15  # light the surface misses brightens the board by this much at most
 LOCAL_LIGHT_MM = 40.0  # the patch of board around a pixel whose brightness tells the light reaching it
 ALIGN_PX = 5  # a frame's warp may land this many pixels (a square) off the enrolled board
+BOLD_PRINT = 0.1  # a cell's print this bold (its log brightness's spread: a tenth of the light) shows through noise
 PRINT_EDGE = 0.5  # a log-grey gradient this strong is the board's print (a 13 % step; the noise's is about 0.07)
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 4.0)  # log of a level; +4: dark levels' noise held back
@@ -134,6 +135,9 @@ class BoardComparison:
         b = self._print_grey
         self._print_mean = _cell_means(b, g.grid_px, g.grid_shape)
         self._print_var = _cell_means(b * b, g.grid_px, g.grid_shape) - self._print_mean ** 2
+        # Cells whose print is bold (a tenth of the light and more, beyond a dim frame's noise): hidden there,
+        # something lies over the board.
+        self.bold_print = self._printed & (self._print_var >= BOLD_PRINT ** 2)
         self.grid = grid_cell_means(cv2.integral(image), g.grid_px, g.grid_shape)
         self._grid_log = np.log(self.grid + 4.0).astype(np.float32)
         rows, cols = g.grid_shape

@@ -48,6 +48,7 @@ HAND_MARGIN_MM = 8.0  # a hand hovers: the places beside what is seen of it wait
 HAND_GAP_MM = 28.0  # a gap this wide in the hand's mask (a place between fingers, at the board's edge) is under it
 HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two places
 PRINT_SHOWS = 0.8  # a cell whose brightness follows the board's print this closely (correlation) is the board
+PRINT_HIDDEN = 0.3  # ... and one whose bold print it follows less than this is covered
 # A place this much under what the reader takes for the hand reads unknown: the piece may lie under the half it
 # cannot see. Less, and the place model decides, with the share among what it sees: the mask takes in the
 # hand's shadow and a margin, and of the places 5 % or more under it on the development tables (set b), two in
@@ -247,6 +248,16 @@ class BoardReader:
                     if np.array_equal(grown | hand, hand):
                         break
                     hand = hand | grown
+            # A dark hand over dark artwork in its own light differs from it in neither colour nor brightness, but
+            # it hides the print: from the arm the mask grows over cells whose bold print does not show (across
+            # a cell without print), as far as a hand is long.
+            hidden = self.compare.bold_print & (np.nan_to_num(diff.print_shows, nan=1.0) < PRINT_HIDDEN)
+            across = np.ones((5, 5), np.uint8)
+            for _ in range(self._hand_length // 2):
+                grown = cv2.dilate(hand.view(np.uint8), across).view(bool) & hidden
+                if np.array_equal(grown | hand, hand):
+                    break
+                hand = hand | grown
             # A hand over artwork of its own hue looks like a shadow of it (darker, the same colour): the mask
             # grows over cells darker than the board beside it, as far as a hand reaches. A place in the hand's
             # shadow then waits too, rather than a place under the hand being read.
