@@ -208,9 +208,9 @@ class BoardReader:
         a piece is a piece and is set aside first: the closing that joins a hand's broken outline would
         otherwise join pieces in neighbouring places into a chain from the hand."""
         # Where the board's print shows through as it was enrolled, the board is seen, whatever the light on it:
-        # an arm's shadow is as long as the arm and reaches the edge too, and where the lamp's colour is not the
-        # room's it changes the board's colour (dev seed 19501: the mask took 272 places in plain sight, most
-        # in the arm's shadow, against 347 under the hand). A hand hides the print, and plain board has none.
+        # an arm's shadow is as long as the arm and reaches the edge too, and darkens the board beyond its noise
+        # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
+        # against 347 under the hand; now 194). A hand hides the print; a cell without print is not judged.
         board_seen = np.nan_to_num(diff.print_shows, nan=0.0) >= PRINT_SHOWS
         cells = ((diff.grid_differs >= HAND_CELLS) & ~board_seen).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
