@@ -45,6 +45,8 @@ CORE_PX = 5  # a piece's edge pixels mix it with the board (the frame's blur, th
 HOT_SPOT = 1.15  # light the surface misses brightens the board by this much at most
 LOCAL_LIGHT_MM = 40.0  # the patch of board around a pixel whose brightness tells the light reaching it
 ALIGN_PX = 5  # a frame's warp may land this many pixels (a square) off the enrolled board
+BOLD_PRINT = 0.1  # a cell's print this bold (its log brightness's spread: a tenth of the light) shows through noise
+PRINT_EDGE = 0.5  # a log-grey gradient this strong is the board's print (a 13 % step; the noise's is about 0.07)
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 4.0)  # log of a level; +4: dark levels' noise held back
 _TO_OPPONENT = np.array([[1 / 3, 1 / 3, 1 / 3],  # brightness
@@ -103,6 +105,9 @@ class Difference:
     edges: np.ndarray | None = None  # (h, w) float32: edges the board does not have (a piece's outline), in noises
     integral: np.ndarray | None = None  # the frame's canonical image's ``cv2.integral`` (the places' pictures)
     grid: np.ndarray | None = None  # (cells, 3) float32: its grid cells' mean colours (the trays' light)
+    # (rows, cols) float32: how the frame's brightness in each grid cell follows the board's print there (their
+    # correlation: a shadow or a lamp changes the light, not the print; a hand hides it); NaN where no print
+    print_shows: np.ndarray | None = None
 
 
 class BoardComparison:
@@ -123,7 +128,16 @@ class BoardComparison:
         self.log_low, self.log_high = cv2.erode(log, square), cv2.dilate(log, square)
         self._log_level = cv2.transform(log, np.full((1, 3), 1 / 3, np.float32))  # log of the board's grey level
         # The board's own edges (its print), as strong as they may show anywhere the warp may put them.
-        self._board_edges = cv2.dilate(_edges(self._log_level), square)
+        edges = _edges(self._log_level)
+        self._board_edges = cv2.dilate(edges, square)
+        self._printed = _cell_means(edges >= PRINT_EDGE, g.grid_px, g.grid_shape) > 0  # (cells the print crosses)
+        self._print_grey = cv2.blur(self._log_level, (SMOOTH_PX, SMOOTH_PX))
+        b = self._print_grey
+        self._print_mean = _cell_means(b, g.grid_px, g.grid_shape)
+        self._print_var = _cell_means(b * b, g.grid_px, g.grid_shape) - self._print_mean ** 2
+        # Cells whose print is bold (a tenth of the light and more, beyond a dim frame's noise): hidden there,
+        # something lies over the board.
+        self.bold_print = self._printed & (self._print_var >= BOLD_PRINT ** 2)
         self.grid = grid_cell_means(cv2.integral(image), g.grid_px, g.grid_shape)
         self._grid_log = np.log(self.grid + 4.0).astype(np.float32)
         rows, cols = g.grid_shape
@@ -232,11 +246,26 @@ class BoardComparison:
         # Edges the board does not have: a pale piece on pale print still has an outline, sides and a shadow.
         grey = cv2.transform(seen, np.full((1, 3), 1 / 3, np.float32))
         new_edges = cv2.multiply(cv2.max(cv2.subtract(_edges(grey), self._board_edges), 0.0), level)
+        print_shows = self._print_shows(grey)
         cell_edges = cv2.resize(new_edges, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         tol_e = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_edges))
         return Difference(differs, solid, core.view(bool), bright, log_gain, share,
                           chroma * np.float32(1 / tol_c), lifted * np.float32(1 / tol_b),
-                          new_edges * np.float32(1 / tol_e), integral, grid)
+                          new_edges * np.float32(1 / tol_e), integral, grid, print_shows)
+
+    def _print_shows(self, grey: np.ndarray) -> np.ndarray:
+        """Per grid cell holding print, the correlation of the frame's log brightness (``grey``, the fitted light
+        taken out) with the enrolled board's there: near 1 where the print shows through whatever the light on
+        it, near 0 under a hand; NaN where the cell holds no print. Both smoothed as the differences are (a warp
+        lands a pixel or two off)."""
+        g = self.geometry
+        f = cv2.blur(grey, (SMOOTH_PX, SMOOTH_PX))
+        fm = _cell_means(f, g.grid_px, g.grid_shape)
+        cov = _cell_means(f * self._print_grey, g.grid_px, g.grid_shape) - fm * self._print_mean
+        var = _cell_means(f * f, g.grid_px, g.grid_shape) - fm * fm
+        with np.errstate(invalid="ignore", divide="ignore"):
+            corr = cov / np.sqrt(np.maximum(var * self._print_var, 1e-12))
+        return np.where(self._printed, corr, np.nan).astype(np.float32)
 
 
 def _consensus(A: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -270,6 +299,13 @@ def _picks(n: int, size: int) -> np.ndarray:
 def _edges(grey: np.ndarray) -> np.ndarray:
     """The gradient's size at each pixel of a (log) grey image."""
     return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+
+
+def _cell_means(image: np.ndarray, grid_px: int, shape: tuple[int, int]) -> np.ndarray:
+    """The mean of ``image`` (one channel) over each grid cell, float32."""
+    rows, cols = shape
+    return cv2.resize(image[:rows * grid_px, :cols * grid_px].astype(np.float32), (cols, rows),
+                      interpolation=cv2.INTER_AREA)
 
 
 def _thin(cells: np.ndarray) -> np.ndarray:

@@ -47,6 +47,8 @@ HAND_LENGTH_MM = 200.0  # a hand, wrist to fingertips (an adult's is 170-200 mm)
 HAND_MARGIN_MM = 8.0  # a hand hovers: the places beside what is seen of it wait too (and a finger's edge)
 HAND_GAP_MM = 28.0  # a gap this wide in the hand's mask (a place between fingers, at the board's edge) is under it
 HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two places
+PRINT_SHOWS = 0.8  # a cell whose brightness follows the board's print this closely (correlation) is the board
+PRINT_HIDDEN = 0.3  # ... and one whose bold print it follows less than this is covered
 # A place this much under what the reader takes for the hand reads unknown: the piece may lie under the half it
 # cannot see. Less, and the place model decides, with the share among what it sees: the mask takes in the
 # hand's shadow and a margin, and of the places 5 % or more under it on the development tables (set b), two in
@@ -205,7 +207,12 @@ class BoardReader:
         larger than a piece, and lie partly outside every place (pieces lie in places). A blob no larger than
         a piece is a piece and is set aside first: the closing that joins a hand's broken outline would
         otherwise join pieces in neighbouring places into a chain from the hand."""
-        cells = (diff.grid_differs >= HAND_CELLS).astype(np.uint8)
+        # Where the board's print shows through as it was enrolled, the board is seen, whatever the light on it:
+        # an arm's shadow is as long as the arm and reaches the edge too, and darkens the board beyond its noise
+        # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
+        # against 347 under the hand; now 194). A hand hides the print; a cell without print is not judged.
+        board_seen = np.nan_to_num(diff.print_shows, nan=0.0) >= PRINT_SHOWS
+        cells = ((diff.grid_differs >= HAND_CELLS) & ~board_seen).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
         widest = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
         pieces = widest <= self._piece_cells
@@ -235,16 +242,26 @@ class BoardReader:
             free = self._outside_zones & ~hand
             if free.any():
                 level, spread = centre_and_spread(light[free].astype(np.float64))
-                lit = light > level + NOISE_SPREADS * max(FIT_MIN_SPREAD, spread)
+                lit = (light > level + NOISE_SPREADS * max(FIT_MIN_SPREAD, spread)) & ~board_seen
                 for _ in range(self._hand_length):
                     grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & lit
                     if np.array_equal(grown | hand, hand):
                         break
                     hand = hand | grown
+            # A dark hand over dark artwork in its own light differs from it in neither colour nor brightness, but
+            # it hides the print: from the arm the mask grows over cells whose bold print does not show (across
+            # a cell without print), as far as a hand is long.
+            hidden = self.compare.bold_print & (np.nan_to_num(diff.print_shows, nan=1.0) < PRINT_HIDDEN)
+            across = np.ones((5, 5), np.uint8)
+            for _ in range(self._hand_length // 2):
+                grown = cv2.dilate(hand.view(np.uint8), across).view(bool) & hidden
+                if np.array_equal(grown | hand, hand):
+                    break
+                hand = hand | grown
             # A hand over artwork of its own hue looks like a shadow of it (darker, the same colour): the mask
             # grows over cells darker than the board beside it, as far as a hand reaches. A place in the hand's
             # shadow then waits too, rather than a place under the hand being read.
-            dark = (light < np.log(HAND_DARK)) | (cells > 0)
+            dark = ((light < np.log(HAND_DARK)) & ~board_seen) | (cells > 0)
             for _ in range(self._hand_reach):
                 grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & dark
                 if np.array_equal(grown | hand, hand):
