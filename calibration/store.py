@@ -8,7 +8,8 @@ One JSON file per board and camera, each part optional::
      "corners": [[x, y], [x, y], [x, y], [x, y]],       # board corners in the image (no-marker fallback)
      "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]},
      "board": {"px_per_mm": 1.2, "png": "<base64>"},    # the empty board as this camera sees it (canonical)
-     "pieces": {"bone": {"lab": [L, a, b], "area_mm2": 240.0}, ...}}  # pieces against that board
+     "pieces": {"bone": {"lab": [L, a, b], "area_mm2": 240.0}, ...},  # pieces against that board
+     "tops_unlearnt": {"grey": "cube size not learnt: ..."}}  # pieces whose top the trays could not tell
 
 ``board`` and ``pieces`` come from ``calibrate board`` and ``calibrate colours`` run after it: the reader then
 decides "piece or not" against the enrolled board (``vision.board``), not against the layout's board colour.
@@ -106,6 +107,9 @@ class Calibration:
     camera: LensModel | None = None
     board: BoardImage | None = None
     pieces: dict[str, PieceModel] = field(default_factory=dict)
+    # labels whose one top ``calibrate colours`` could not learn (its calibration trays disagreed), each with the
+    # reason: their trays are left uncounted with it (``vision.learn._top_areas``)
+    tops_unlearnt: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": KIND, "layout": self.layout}
@@ -121,6 +125,8 @@ class Calibration:
             out["board"] = self.board.to_dict()
         if self.pieces:
             out["pieces"] = {k: v.to_dict() for k, v in self.pieces.items()}
+        if self.tops_unlearnt:
+            out["tops_unlearnt"] = dict(self.tops_unlearnt)
         return out
 
     def save(self, path: str | Path) -> None:
@@ -190,7 +196,10 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
         if not (_finite(area) and area > 0):
             raise fail(f"pieces.{label}.area_mm2", f"expected an area in mm², got {area!r}")
         pieces[label] = PieceModel((float(lab[0]), float(lab[1]), float(lab[2])), float(area))
-    return Calibration(layout, colours, areas, corners, camera, board, pieces)
+    unlearnt = data.get("tops_unlearnt") or {}
+    if not isinstance(unlearnt, dict) or not all(isinstance(v, str) for v in unlearnt.values()):
+        raise fail("tops_unlearnt", "expected an object of label: reason")
+    return Calibration(layout, colours, areas, corners, camera, board, pieces, dict(unlearnt))
 
 
 def _finite(v: Any) -> bool:
@@ -218,7 +227,8 @@ def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:
     path = Path(path)
     base = load_calibration(path, layout_name) if path.exists() else Calibration(layout_name)
     values = {"colours": base.colours, "top_area_mm2": base.top_area_mm2, "corners": base.corners,
-              "camera": base.camera, "board": base.board, "pieces": base.pieces}
+              "camera": base.camera, "board": base.board, "pieces": base.pieces,
+              "tops_unlearnt": base.tops_unlearnt}
     values.update(parts)
     cal = Calibration(layout_name, **values)
     cal.save(path)

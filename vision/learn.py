@@ -20,6 +20,10 @@ from vision.pieces import piece_shapes
 
 SEEN_SHARE = 0.5  # a piece showing less than this share of what pieces of its shape show on the calibration frame
 TRAYS_AGREE = 0.1  # trays whose measure of one top is within this share of their median agree with each other
+# One lit top over the layout's that a cube set can show: sides 0.8-1.2 times the layout's (tops 0.64-1.44), the lit
+# top measured 0.8-1.1 of the footprint seen (dev tables of seeds 19340-19341: 0.83-1.06). (``plausible_ratio``)
+TOP_RANGE = (0.5, 1.6)
+TRAYS_NEAR = 0.2  # against an enrolled board, trays in TOP_RANGE within this share of their median agree
 
 
 class CalibrationFrameError(ValueError):
@@ -95,7 +99,7 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
         for label, n in counts.items():
             if n > 0 and units.get(label, 0) > 0:
                 ratios.setdefault(label, []).append(units[label] / n)
-    return Calibration(layout.name, colours, _top_areas(layout, ratios, palette_model),
+    return Calibration(layout.name, colours, _top_areas(layout, ratios, palette_model)[0],
                        None if base is None else base.corners, None if base is None else base.camera)
 
 
@@ -127,8 +131,9 @@ def _learn_enrolled(frame: np.ndarray, layout: Layout, base: Calibration, source
             for label, n in layout.calibration[zid].items():
                 if n > 0 and units.get(label, 0) > 0:
                     ratios.setdefault(label, []).append(units[label] / n)
-    return Calibration(layout.name, colours, _top_areas(layout, ratios, reader.model, any_trays=True), base.corners,
-                       base.camera, base.board, pieces)
+    tops, unlearnt = _top_areas(layout, ratios, reader.model, any_trays=True)
+    return Calibration(layout.name, colours, tops, base.corners, base.camera, base.board, pieces,
+                       tops_unlearnt=unlearnt)
 
 
 def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dict[str, tuple[int, int, int]]:
@@ -170,22 +175,53 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
 
 
 def _top_areas(layout: Layout, ratios: dict[str, list[float]], model: ColourModel, any_trays: bool = False
-               ) -> dict[str, float]:
-    """One piece's top per label, from every calibration tray's measure of a piece of its shape (``top_ratio``).
-    ``any_trays``: where fewer than half the trays agree, their median all the same (against an enrolled board,
-    a tray's print under its cubes scatters their measures more than a plain board's: illustrated boards of dev
-    seed 13303, cubes 0.85 the layout's side, tops measured 0.56-0.70 and one 1.87 of the layout's; its top,
-    1.0, counted every tray a third short with confidence)."""
+               ) -> tuple[dict[str, float], dict[str, str]]:
+    """One piece's top per label the layout counts, from every calibration tray's measure of a piece of its shape
+    (``top_ratio``), and the labels whose top could not be learnt, each with the reason. A label whose own tray
+    was not measured takes its shape's top all the same (dev seed 19341, table 4: orange and blue not measured
+    kept the layout's top, the other cubes 0.37 of it). ``any_trays`` (against an enrolled board, whose print
+    under a tray's cubes scatters their measures more than a plain board's): where fewer than half the trays
+    agree, the trays that could be a cube set's and agree more loosely (``plausible_ratio``); where they do not
+    either, the top is not learnt and the reason kept (the reader leaves such trays uncounted and says why). Their
+    median all the same, the former rule, counted every tray of a table confidently wrong when the trays that
+    agreed were the wrong ones: dev seed 19340, table 9 (cubes 0.82 of the layout's side, tops 0.6 of its top),
+    trays 1.03, 1.62, 0.67, 1.76, 0.59 (the tray's print taken for tops), 1.03 learnt, trays of 16 counted 6.
+    Without ``any_trays``, trays that do not agree leave the layout's top."""
     shapes = piece_shapes(layout)
-    top_area = {}
-    for label in ratios:
-        trays = [x for other, r in ratios.items() if shapes[other] == shapes[label] for x in r]
+    counted = {label for z in layout.zones if z.kind == "count" for label in z.labels if label in shapes}
+    top_area: dict[str, float] = {}
+    unlearnt: dict[str, str] = {}
+    for shape in {shapes[label] for label in ratios}:
+        reason = ""
+        trays = [x for other, r in ratios.items() if shapes[other] == shape for x in r]
         ratio = top_ratio(trays)
         if ratio is None and any_trays and trays:
-            ratio = float(np.median(trays))
-        if ratio is not None:
-            top_area[label] = model.top_area_mm2[label] * ratio
-    return top_area
+            ratio = plausible_ratio(trays)
+            if ratio is None:
+                reason = (f"cube size not learnt: the calibration trays measure one cube's top "
+                          f"{', '.join(f'{x:.2f}' for x in trays)} of the layout's, which do not agree; set three "
+                          f"cubes apart in each tray and take the calibration frame again ('calibrate colours')")
+        for label in sorted(counted | set(ratios)):
+            if shapes[label] != shape or label not in model.top_area_mm2:
+                continue
+            if ratio is not None:
+                top_area[label] = model.top_area_mm2[label] * ratio
+            elif any_trays:
+                unlearnt[label] = reason
+    return top_area, unlearnt
+
+
+def plausible_ratio(trays: list[float]) -> float | None:
+    """Where the trays do not agree (``top_ratio``): one top over the layout's from the trays that measure what a
+    cube set can show (``TOP_RANGE``) and agree within ``TRAYS_NEAR`` of their median, two at least and more
+    than half of them; else None. A tray off the range measured something else (tops lost in the light, the
+    tray's print taken for tops), and a board's print scatters the others' measures more than a plain board's."""
+    near = [x for x in trays if TOP_RANGE[0] <= x <= TOP_RANGE[1]]
+    if len(near) < 2:
+        return None
+    middle = float(np.median(near))
+    agree = [x for x in near if abs(x / middle - 1) <= TRAYS_NEAR]
+    return float(np.median(agree)) if len(agree) >= 2 and 2 * len(agree) > len(near) else None
 
 
 def _pieces_seen(learnt_lab: dict[str, np.ndarray], reader, places: dict[str, list[str]], source: str) -> None:

@@ -115,6 +115,10 @@ class Reader:
         self._slot_means = RectMeans(g.slot_rects, g.size_px)
         self._count_set = zone_set[len(g.slot_ids):]
         self._count_labels = [layout.zone(zid).labels for zid in g.count_ids]  # (Layout.zone is a search)
+        # Trays of a piece whose top the calibration could not learn: no count, and why (``vision.learn``)
+        unlearnt = {} if calibration is None else calibration.tops_unlearnt
+        self._unlearnt = [next((unlearnt[lb] for lb in labels if lb in unlearnt), None)
+                          for labels in self._count_labels]
         # Counting takes every colour's nearest label or the board (vision/count.py says why).
         self.count_tables = {k: tables[k][2] for k in set(self._count_set)}
         # A grid cell inside a zone whose colour is one of that zone's pieces is "explained": a hand found
@@ -498,12 +502,16 @@ class Reader:
 
     def _count(self, i: int, norm: np.ndarray, foot: np.ndarray | None = None) -> CountReading:
         """Count zone ``i`` read from its normalised crop (its cubes' places from crop pixels to board mm);
-        ``foot``: the camera's foot on the board (mm), to tell a cube on another by its side."""
+        ``foot``: the camera's foot on the board (mm), to tell a cube on another by its side. A tray of pieces
+        whose top the calibration could not learn is not counted, but where it is empty (none of its colour at
+        all: a count of 0 needs no size): squares of a wrong size count it wrong."""
         x0, y0 = self.geometry.count_rects_mm[i][:2]
         s = COUNT_PX_PER_MM
         at = None if foot is None else (foot - (x0, y0)) * s - 0.5
         found = count_zone(norm, self._count_labels[i], self.model, self.labels,
                            self.count_tables[self._count_set[i]], COUNT_PX_PER_MM, at, self.spread_stacked)
+        if self._unlearnt[i] is not None and (found.count or found.pieces_area > 0):
+            return CountReading(None, 0.0, reason=self._unlearnt[i])
         if at is not None and self.spread_stacked and stacked_model.shipped().convs:
             label = next(lb for lb in self._count_labels[i] if lb != "empty")
             found = replace(found, picture=stacked_crops.picture(norm, self.model.prototypes_bgr[label], at))

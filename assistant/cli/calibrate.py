@@ -157,12 +157,15 @@ def run_colours(args) -> int:
     learnt = learn_colours(frame, layout, base, source=args.image or "the camera")
     pieces = learnt.pieces
     merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+               tops_unlearnt=learnt.tops_unlearnt,
                **({"pieces": pieces} if pieces else {}))
     markers = len(detect_markers(frame))
     for label, rgb in sorted(learnt.colours.items()):
         print(f"  {label:14} #{rgb[0]:02x}{rgb[1]:02x}{rgb[2]:02x}  (palette {layout.palette.get(label, '?')})")
     for label, area in sorted(learnt.top_area_mm2.items()):
         print(f"  {label:14} one piece's top {area:.0f} mm²")
+    for label, why in sorted(learnt.tops_unlearnt.items()):
+        print(f"  {label:14} {why} (its trays are left uncounted until then)")
     for label, p in sorted(pieces.items()):
         print(f"  {label:14} against the enrolled board: Lab {p.lab[0]:.0f} {p.lab[1]:.0f} {p.lab[2]:.0f}, "
               f"{p.area_mm2:.0f} mm² seen")

@@ -152,11 +152,13 @@ def colours(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     path = _path(hub)
     learnt = learn_colours(seen.frame, layout, _base(path, layout.name), source="the live frame")
     calibration = merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+                             tops_unlearnt=learnt.tops_unlearnt,
                              **({"pieces": learnt.pieces} if learnt.pieces else {}))
     reading, picture = _reread(seen, layout, calibration)
     return {"step": "colours", "layout": layout.name, "stored": str(path),
             "learnt": {label: "#{:02x}{:02x}{:02x}".format(*rgb) for label, rgb in sorted(learnt.colours.items())},
             "top_area_mm2": {k: round(v) for k, v in sorted(learnt.top_area_mm2.items())},
+            "tops_unlearnt": dict(sorted(learnt.tops_unlearnt.items())),
             "board_found": reading["board_found"], "picture": picture}
 
 

@@ -49,7 +49,8 @@ def tables():
 def _calibrated(layout, empty, calibration_frame, path):
     merge_into(path, layout.name, board=enrol_board(empty, layout))
     learnt = learn_colours(calibration_frame, layout, load_calibration(path, layout.name))
-    merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2, pieces=learnt.pieces)
+    merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+               tops_unlearnt=learnt.tops_unlearnt, pieces=learnt.pieces)
     return load_calibration(path, layout.name)
 
 
