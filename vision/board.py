@@ -105,9 +105,7 @@ class Difference:
     edges: np.ndarray | None = None  # (h, w) float32: edges the board does not have (a piece's outline), in noises
     integral: np.ndarray | None = None  # the frame's canonical image's ``cv2.integral`` (the places' pictures)
     grid: np.ndarray | None = None  # (cells, 3) float32: its grid cells' mean colours (the trays' light)
-    # (rows, cols) float32: how the frame's brightness in each grid cell follows the board's print there (their
-    # correlation: a shadow or a lamp changes the light, not the print; a hand hides it); NaN where no print
-    print_shows: np.ndarray | None = None
+    grey: np.ndarray | None = None  # (h, w) float32: the frame's log grey level, the fitted light taken out
 
 
 class BoardComparison:
@@ -246,20 +244,19 @@ class BoardComparison:
         # Edges the board does not have: a pale piece on pale print still has an outline, sides and a shadow.
         grey = cv2.transform(seen, np.full((1, 3), 1 / 3, np.float32))
         new_edges = cv2.multiply(cv2.max(cv2.subtract(_edges(grey), self._board_edges), 0.0), level)
-        print_shows = self._print_shows(grey)
         cell_edges = cv2.resize(new_edges, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         tol_e = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_edges))
         return Difference(differs, solid, core.view(bool), bright, log_gain, share,
                           chroma * np.float32(1 / tol_c), lifted * np.float32(1 / tol_b),
-                          new_edges * np.float32(1 / tol_e), integral, grid, print_shows)
+                          new_edges * np.float32(1 / tol_e), integral, grid, grey)
 
-    def _print_shows(self, grey: np.ndarray) -> np.ndarray:
-        """Per grid cell holding print, the correlation of the frame's log brightness (``grey``, the fitted light
-        taken out) with the enrolled board's there: near 1 where the print shows through whatever the light on
-        it, near 0 under a hand; NaN where the cell holds no print. Both smoothed as the differences are (a warp
-        lands a pixel or two off)."""
+    def print_shows(self, diff: Difference) -> np.ndarray:
+        """Per grid cell holding print, the correlation of the frame's log brightness (the fitted light taken
+        out) with the enrolled board's there: near 1 where the print shows through whatever the light on it (a
+        shadow or a lamp changes the light, not the print), near 0 under a hand; NaN where the cell holds no
+        print. Both smoothed as the differences are (a warp lands a pixel or two off)."""
         g = self.geometry
-        f = cv2.blur(grey, (SMOOTH_PX, SMOOTH_PX))
+        f = cv2.blur(diff.grey, (SMOOTH_PX, SMOOTH_PX))
         fm = _cell_means(f, g.grid_px, g.grid_shape)
         cov = _cell_means(f * self._print_grey, g.grid_px, g.grid_shape) - fm * self._print_mean
         var = _cell_means(f * f, g.grid_px, g.grid_shape) - fm * fm

@@ -207,29 +207,18 @@ class BoardReader:
         larger than a piece, and lie partly outside every place (pieces lie in places). A blob no larger than
         a piece is a piece and is set aside first: the closing that joins a hand's broken outline would
         otherwise join pieces in neighbouring places into a chain from the hand."""
+        differs = diff.grid_differs >= HAND_CELLS
+        hand, cells = self._arms(differs)
+        if not hand.any():
+            return hand
         # Where the board's print shows through as it was enrolled, the board is seen, whatever the light on it:
         # an arm's shadow is as long as the arm and reaches the edge too, and darkens the board beyond its noise
         # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
         # against 347 under the hand; now 194). A hand hides the print; a cell without print is not judged.
-        board_seen = np.nan_to_num(diff.print_shows, nan=0.0) >= PRINT_SHOWS
-        cells = ((diff.grid_differs >= HAND_CELLS) & ~board_seen).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
-        widest = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
-        pieces = widest <= self._piece_cells
-        pieces[0] = True
-        cells = (~pieces[labels]).astype(np.uint8)
-        cells = cv2.morphologyEx(cells, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
-        hand = np.zeros(cells.shape, bool)
-        for k in range(1, n):
-            if stats[k, cv2.CC_STAT_AREA] * self._cell_mm2 < HAND_MIN_MM2:
-                continue
-            blob = labels == k
-            if not (blob & self._edge).any():
-                continue
-            if np.count_nonzero(blob & self._outside_zones) * self._cell_mm2 < HAND_FREE_MM2:
-                continue
-            hand |= blob
+        # (Measured only where an arm is found, as most frames have none: without those cells there is none.)
+        shows = self.compare.print_shows(diff)
+        board_seen = np.nan_to_num(shows, nan=0.0) >= PRINT_SHOWS
+        hand, cells = self._arms(differs & ~board_seen)
         if hand.any():
             rows, cols = cells.shape
             square = np.ones((3, 3), np.uint8)
@@ -251,7 +240,7 @@ class BoardReader:
             # A dark hand over dark artwork in its own light differs from it in neither colour nor brightness, but
             # it hides the print: from the arm the mask grows over cells whose bold print does not show (across
             # a cell without print), as far as a hand is long.
-            hidden = self.compare.bold_print & (np.nan_to_num(diff.print_shows, nan=1.0) < PRINT_HIDDEN)
+            hidden = self.compare.bold_print & (np.nan_to_num(shows, nan=1.0) < PRINT_HIDDEN)
             across = np.ones((5, 5), np.uint8)
             for _ in range(self._hand_length // 2):
                 grown = cv2.dilate(hand.view(np.uint8), across).view(bool) & hidden
@@ -273,6 +262,28 @@ class BoardReader:
             mask = masks.holes_filled(mask, lambda areas: areas * self._cell_mm2 <= HAND_HOLE_MM2)
             hand = cv2.dilate(mask, np.ones((self._hand_margin, self._hand_margin), np.uint8)).view(bool)
         return hand
+
+    def _arms(self, differs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the cells of ``differs`` in blobs that are arms, the blobs of cells no piece's size closed)."""
+        cells = differs.astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
+        widest = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+        pieces = widest <= self._piece_cells
+        pieces[0] = True
+        cells = (~pieces[labels]).astype(np.uint8)
+        cells = cv2.morphologyEx(cells, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
+        hand = np.zeros(cells.shape, bool)
+        for k in range(1, n):
+            if stats[k, cv2.CC_STAT_AREA] * self._cell_mm2 < HAND_MIN_MM2:
+                continue
+            blob = labels == k
+            if not (blob & self._edge).any():
+                continue
+            if np.count_nonzero(blob & self._outside_zones) * self._cell_mm2 < HAND_FREE_MM2:
+                continue
+            hand |= blob
+        return hand, cells
 
     # -- places ---------------------------------------------------------------------------------------------
 
