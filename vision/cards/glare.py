@@ -40,12 +40,21 @@ def _medians(pixels: np.ndarray) -> np.ndarray:
 
 
 def deglared(card: np.ndarray, reference: tuple[np.ndarray, float, np.ndarray]) -> np.ndarray | None:
-    """``card`` (warped onto the photo ``reference`` was made from) with the light of a glare streak taken
+    """``card`` with a glare streak's light taken off (``streak``), None when it shows none."""
+    found = streak(card, reference)
+    return None if found is None else found[0]
+
+
+def streak(card: np.ndarray, reference: tuple[np.ndarray, float, np.ndarray]
+           ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(``card`` (warped onto the photo ``reference`` was made from) with the light of a glare streak taken
     off: light added along a straight band, the same all along it (a sleeve's reflection), found as the band
     across which the card is brighter than its photo (the mean along each line of a direction, 1 mm apart,
     over every direction ``GLARE_STEP_DEG`` apart); None when no line is brighter by ``GLARE_LEVEL``. The
     light taken off is measured per channel (the lamp's colour) over the streak's lit lines and its fading
-    edges (``_band``), against the card's light away from it. A
+    edges (``_band``), against the card's light away from it; and where the streak washed the print out (at
+    half the card's resolution): under its light (``GLARE_LEVEL`` at least) and as bright as the card's
+    lightest print away from it, or brighter. A
     card's own print differs from another's in places (a title, a number, a mark), which the mean along a
     whole line hardly shows; and ``Teller._query`` keeps the card so lightened only if it then lies nearer
     its photo."""
@@ -93,8 +102,12 @@ def deglared(card: np.ndarray, reference: tuple[np.ndarray, float, np.ndarray]) 
     light /= np.maximum(count[k], 1)[:, None]
     band = _band(light.mean(axis=1), streak[k], level)
     light = np.maximum(light, 0) * band[:, None]
+    # Washed out: under the streak's light (at least the level at which a line is glare) and as bright as the
+    # card's lightest print away from the streak, or brighter (the lamp's light clipped the print there).
+    white = float(np.percentile(q[away], 99))
+    washed = ((light.mean(axis=1) >= level)[line].reshape(h, w)) & (q >= white)
     light = light[_across(card.shape[:2], (h, w), k)]
-    return np.clip(card.astype(np.float32) - light, 0, 255).astype(np.uint8)
+    return np.clip(card.astype(np.float32) - light, 0, 255).astype(np.uint8), washed
 
 
 def _band(profile: np.ndarray, core: np.ndarray, level: float) -> np.ndarray:

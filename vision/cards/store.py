@@ -134,7 +134,8 @@ class CardSet:
             scores = np.where([n in allow for n in self.names], scores, -1.0)
         if scores.size == 0 or scores.max() < -0.5:
             return Match(None, 0.0, 0.0)
-        nearest, fit, evidence = self.teller.judge(card, scores, turns, ACCEPT)
+        nearest, fit, evidence = self.teller.judge(card, scores, turns, ACCEPT,
+                                                   lambda image, i: float(self.scored(image)[0][i]))
         first = int(np.argmax(scores)) if nearest is None else nearest
         best = float(scores[first])
         others = scores[np.arange(len(scores)) != first]

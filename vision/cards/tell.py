@@ -80,6 +80,7 @@ GLARE_ASPECT = 3.0  # ...and this many times as long as wide is a streak off a s
 # 20 cards of the set unread for their unexplained area lay under such streaks; no card never enrolled gained)
 ALIGN_MM = 4.0  # the query is warped onto the nearest card's photo (ECC, affine) when they lie this close...
 ALIGN_SCALE = 0.5  # ...fitted at this fraction of the cut's resolution (1 px/mm: a quarter of the cost)
+VISIBLE_MIN = 0.5  # a card's own cells are judged where no glare streak washed them out, if that is this much of them
 UNEXPLAINED_MM2 = 40.0  # a card of the set deviates over at most this much of its face where nothing lies over it
 
 
@@ -169,17 +170,34 @@ class Teller:
         plain = features.fine(card, self.grid)
         warped = self._aligned(card, i)
         options = [(self._deviation(plain, i), plain, card, None)]
+        if warped is card and options[0][0][0]:
+            # A strong streak pulls the fit of brightness off, and the card as cut is never looked at for one
+            # (fresh decks 1400-1415: half the misses under a streak): its light is taken off the card as cut, then
+            # the card is fitted (once the ECC fails: no cost to other cards).
+            found = glare.streak(card, self._glare_ref[i])
+            if found is not None:
+                warped = self._aligned(card, i, by=found[0])
+        washed = None
         if warped is not card:
             fitted = features.fine(warped, self.grid)
             options.append((self._deviation(fitted, i), fitted, warped, i))
             # A streak's light is looked for where the warped card still deviates in some cell: light that
             # moves no cell off the card's print changes nothing the fit judges (each pass costs 2-4 ms).
-            lifted = glare.deglared(warped, self._glare_ref[i]) if options[-1][0][0] else None
-            if lifted is not None:
+            found = glare.streak(warped, self._glare_ref[i]) if options[-1][0][0] else None
+            if found is not None:
+                lifted, washed = found
                 fitted = features.fine(lifted, self.grid)
                 options.append((self._deviation(fitted, i), fitted, lifted, i))
         _, q, image, onto = min(options, key=lambda o: o[0])
-        self._images[id(q)] = (q, image, onto)  # the entry keeps its query alive: its id is not reused
+        # Taken off a streak that clipped the print somewhere (the lamp's light, as bright as the card's lightest
+        # print): a hand or an object over the card, lit along a band too, is not as bright (dev deck 1322).
+        lightened = len(options) == 3 and image is options[2][2] and bool(washed.any())
+        # Where the streak washed the print out (the cells mostly under its light), in the warped card's frame.
+        under = None
+        if washed is not None and onto is not None:
+            under = cv2.resize(washed.view(np.uint8).astype(np.float32), self.grid,
+                               interpolation=cv2.INTER_AREA) >= 0.5
+        self._images[id(q)] = (q, image, onto, under, lightened)  # the entry keeps its query alive (its id)
         return q
 
     def _deviation(self, q: np.ndarray, i: int) -> tuple[int, float]:
@@ -188,11 +206,12 @@ class Teller:
         d = self.distance(q, i)
         return int(np.count_nonzero(d > DEVIATES)), float(d.sum())
 
-    def _aligned(self, card: np.ndarray, i: int, photo: int = 0) -> np.ndarray:
+    def _aligned(self, card: np.ndarray, i: int, photo: int = 0, by: np.ndarray | None = None) -> np.ndarray:
         """``card`` warped onto card ``i``'s first photo, or its ``photo``-th (an affine fit of their
-        brightness, ECC); ``card`` itself when the fit fails or goes further than a misplaced cut."""
+        brightness, ECC; of ``by``'s brightness when given: ``card`` with a glare streak's light taken off);
+        ``card`` itself when the fit fails or goes further than a misplaced cut."""
         ref = self.greys[i][photo]
-        q = _grey(card)
+        q = _grey(card if by is None else by)
         warp = np.eye(2, 3, dtype=np.float32)
         try:
             _, warp = cv2.findTransformECC(ref, q, warp, cv2.MOTION_AFFINE, _ECC, None, 1)
@@ -244,12 +263,14 @@ class Teller:
         return found
 
     def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray,
-              named_from: float = -np.inf) -> tuple[int | None, float, float]:
+              named_from: float = -np.inf, rescore=None) -> tuple[int | None, float, float]:
         """(the nearest card, None when no card is near; its fit; its least evidence against another
         candidate) for the upright card image ``card``, given each enrolled card's coarse score and best turn
         (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted. A nearest
         card whose coarse score is under ``named_from`` cannot be named: the fine print, which can only refuse
-        it or add evidence, is not looked at (its fit and evidence are the cells')."""
+        it or add evidence, is not looked at (its fit and evidence are the cells'). ``rescore(image, i)``, when
+        given, is card ``i``'s coarse score of a card image: a nearest card under ``named_from`` whose query had
+        a glare streak's light taken off is scored so again, and its score in ``coarse`` raised to it (in place)."""
         top = float(coarse.max()) if coarse.size else 0.0
         candidates = [int(i) for i in np.argsort(coarse)[::-1]
                       if coarse[i] >= max(CANDIDATE, top - CANDIDATE_GAP)]
@@ -294,8 +315,12 @@ class Teller:
                 d_best = self.distance(query, best)
                 seen = self.seen(best, d_best, query)
                 ev = self.evidence(query, best, [c for c in candidates if c != best], seen)
-        _, image, onto = self._images[id(query)]
+        _, image, onto, _, lightened = self._images[id(query)]
         nameable = bool(coarse[best] >= named_from)
+        if not nameable and lightened and rescore is not None:
+            # A glare streak lowers the coarse likeness too: the card with its light taken off is scored again.
+            coarse[best] = max(coarse[best], rescore(image, best))
+            nameable = bool(coarse[best] >= named_from)
         fit = self.fit(query, best, d_best, seen, image if nameable else None)
         least = float(ev.min()) if len(ev) else 1.0
         if fit <= 1.0 and nameable:
@@ -341,6 +366,16 @@ class Teller:
         hidden |= self._streaks(query, i, d, labels, n)
         hidden[0] = False
         return (~hidden[labels]).astype(np.float32)
+
+    def washed(self, query: np.ndarray) -> np.ndarray:
+        """(rows, cols) True where a glare streak found in the query's image (``glare.streak``: light added
+        along a straight band, lit all along its lines) washed its print out: the cells mostly under its light
+        and as bright as the card's lightest print away from it, or brighter (the lamp's light clipped the
+        print). What lies there is the lamp's, neither this card's nor a stranger's print."""
+        entry = self._images.get(id(query))
+        if entry is None or entry[3] is None:
+            return np.zeros((self.grid[1], self.grid[0]), bool)
+        return entry[3]
 
     def _streaks(self, query: np.ndarray, i: int, d: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray:
         """(n,) which labelled patches are a glare streak: light added over the card (the query brighter than
@@ -451,14 +486,23 @@ class Teller:
         card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
             unhidden = _edge_seen(d)
-            alone = _alone(d, unhidden) / FIT_ALONE
-            if alone <= 1.0 and image is not None and not self._print_found(image, i, None, unhidden):
+            judged = _visible(unhidden, self.washed(query))
+            alone = _alone(d, unhidden, judged) / FIT_ALONE
+            if alone <= 1.0 and image is not None and not self._print_found(image, i, None, judged):
                 return np.inf
             return alone
         seen = np.ones(d.shape, np.float32) if seen is None else seen
         own = self.own[i]
         # What makes it this card must be seen, whatever lies over it: a stranger under a streak is no excuse.
-        mine = float((own * d).sum()) / max(float(own.sum()), 1e-6)
+        # But where a glare streak washed the print out the lamp is seen, not the card nor a stranger: what
+        # makes it this card is then judged where it is still seen, if that is at least VISIBLE_MIN of it (a
+        # stranger shows its own title, numbers and art there as well).
+        washed = self.washed(query)
+        visible = own * ~washed
+        if float(visible.sum()) < VISIBLE_MIN * float(own.sum()):
+            visible = own
+        mine = float((visible * d).sum()) / max(float(visible.sum()), 1e-6)
+        seen = _visible(seen.astype(bool), washed).astype(np.float32)
         theirs = np.full(d.shape, 1.0, np.float32)
         for j in self.look_alikes[i]:
             theirs = np.minimum(theirs, self.distance(query, j, self._align(i, j)[1]))
@@ -525,16 +569,26 @@ class Teller:
         return False
 
 
-def _alone(d: np.ndarray, seen: np.ndarray) -> float:
+def _visible(seen: np.ndarray, washed: np.ndarray) -> np.ndarray:
+    """(rows, cols) bool: the cells ``seen`` but those a glare streak washed out, if at least ``VISIBLE_MIN`` of
+    them remain; else ``seen`` (what is left is too little to judge the card by)."""
+    judged = seen & ~washed
+    return judged if judged.sum() >= VISIBLE_MIN * seen.sum() else seen
+
+
+def _alone(d: np.ndarray, seen: np.ndarray, judged: np.ndarray | None = None) -> float:
     """The mean distance to a card without look-alikes (nothing tells where its family's cards would differ)
     over its cells ``seen``: all but the deviating patches that reach its edge (``_edge_seen``: a fingertip, a
     hand come from outside the card; a card of its family never enrolled differs inside it: its art, title and
-    numbers); 1 (as far as can be) when such patches hide more than ``EDGE_HIDDEN`` of it."""
+    numbers); 1 (as far as can be) when such patches hide more than ``EDGE_HIDDEN`` of it. ``judged``: the
+    cells ``seen`` but those a glare streak washed out (``_visible``), over which the mean and the unexplained
+    area are taken."""
     if seen.mean() < 1 - EDGE_HIDDEN:
         return 1.0
-    if _unexplained(d, seen) > UNEXPLAINED_MM2:
+    judged = seen if judged is None else judged
+    if _unexplained(d, judged) > UNEXPLAINED_MM2:
         return np.inf
-    return float(d[seen].mean())
+    return float(d[judged].mean())
 
 
 def _edge_seen(d: np.ndarray) -> np.ndarray:
