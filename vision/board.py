@@ -255,11 +255,12 @@ class BoardComparison:
                           chroma * np.float32(1 / tol_c), lifted * np.float32(1 / tol_b),
                           new_edges * np.float32(1 / tol_e), integral, grid, grey)
 
-    def print_shows(self, diff: Difference) -> np.ndarray:
-        """Per grid cell holding print, the correlation of the frame's log brightness (the fitted light taken
-        out) with the enrolled board's there: near 1 where the print shows through whatever the light on it (a
-        shadow or a lamp changes the light, not the print), near 0 under a hand; NaN where the cell holds no
-        print near it. Both smoothed as the differences are (a warp lands a pixel or two off)."""
+    def print_shows(self, diff: Difference) -> tuple[np.ndarray, np.ndarray]:
+        """Per grid cell, how the frame's log brightness (the fitted light taken out) follows the enrolled board's
+        print: their correlation, near 1 where the print shows through whatever the light on it (a shadow or a
+        lamp changes the light, not the print), near 0 under a hand. (Over the cell or over it and the eight
+        around it, whichever is higher, NaN where no print lies near; the cell's own, NaN where it holds none.)
+        Both smoothed as the differences are (a warp lands a pixel or two off)."""
         g = self.geometry
         f = cv2.blur(diff.grey, (SMOOTH_PX, SMOOTH_PX))
         fm = _cell_means(f, g.grid_px, g.grid_shape)
@@ -275,8 +276,9 @@ class BoardComparison:
         pooled_var = cv2.blur(var + fm * fm, (3, 3), borderType=cv2.BORDER_REFLECT) - pooled_mean * pooled_mean
         with np.errstate(invalid="ignore", divide="ignore"):
             pooled = pooled_cov / np.sqrt(np.maximum(pooled_var * self._pooled_print_var, 1e-12))
-            corr = np.where(self._printed, np.fmax(corr, pooled), pooled)
-        return np.where(self._printed_near, corr, np.nan).astype(np.float32)
+            shows = np.where(self._printed, np.fmax(corr, pooled), pooled)
+        return (np.where(self._printed_near, shows, np.nan).astype(np.float32),
+                np.where(self._printed, corr, np.nan).astype(np.float32))
 
 
 def _consensus(A: np.ndarray, y: np.ndarray) -> np.ndarray:
