@@ -133,6 +133,11 @@ class BoardComparison:
         b = self._print_grey
         self._print_mean = _cell_means(b, g.grid_px, g.grid_shape)
         self._print_var = _cell_means(b * b, g.grid_px, g.grid_shape) - self._print_mean ** 2
+        # (the same over each cell and the eight around it: ``print_shows``)
+        self._printed_near = cv2.dilate(self._printed.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
+        self._pooled_print_mean = cv2.blur(self._print_mean, (3, 3), borderType=cv2.BORDER_REFLECT)
+        self._pooled_print_var = cv2.blur(self._print_var + self._print_mean ** 2, (3, 3),
+                                          borderType=cv2.BORDER_REFLECT) - self._pooled_print_mean ** 2
         # Cells whose print is bold (a tenth of the light and more, beyond a dim frame's noise): hidden there,
         # something lies over the board.
         self.bold_print = self._printed & (self._print_var >= BOLD_PRINT ** 2)
@@ -250,11 +255,12 @@ class BoardComparison:
                           chroma * np.float32(1 / tol_c), lifted * np.float32(1 / tol_b),
                           new_edges * np.float32(1 / tol_e), integral, grid, grey)
 
-    def print_shows(self, diff: Difference) -> np.ndarray:
-        """Per grid cell holding print, the correlation of the frame's log brightness (the fitted light taken
-        out) with the enrolled board's there: near 1 where the print shows through whatever the light on it (a
-        shadow or a lamp changes the light, not the print), near 0 under a hand; NaN where the cell holds no
-        print. Both smoothed as the differences are (a warp lands a pixel or two off)."""
+    def print_shows(self, diff: Difference) -> tuple[np.ndarray, np.ndarray]:
+        """Per grid cell, how the frame's log brightness (the fitted light taken out) follows the enrolled board's
+        print: their correlation, near 1 where the print shows through whatever the light on it (a shadow or a
+        lamp changes the light, not the print), near 0 under a hand. (Over the cell or over it and the eight
+        around it, whichever is higher, NaN where no print lies near; the cell's own, NaN where it holds none.)
+        Both smoothed as the differences are (a warp lands a pixel or two off)."""
         g = self.geometry
         f = cv2.blur(diff.grey, (SMOOTH_PX, SMOOTH_PX))
         fm = _cell_means(f, g.grid_px, g.grid_shape)
@@ -262,7 +268,17 @@ class BoardComparison:
         var = _cell_means(f * f, g.grid_px, g.grid_shape) - fm * fm
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = cov / np.sqrt(np.maximum(var * self._print_var, 1e-12))
-        return np.where(self._printed, corr, np.nan).astype(np.float32)
+        # The same over the cell and the eight around it (12 mm): faint print under a deep shadow is lost in the
+        # noise of one cell's few pixels, not of nine's. A cell shows the print where either does.
+        pooled_mean = cv2.blur(fm, (3, 3), borderType=cv2.BORDER_REFLECT)
+        pooled_cov = cv2.blur(cov + fm * self._print_mean, (3, 3), borderType=cv2.BORDER_REFLECT) \
+            - pooled_mean * self._pooled_print_mean
+        pooled_var = cv2.blur(var + fm * fm, (3, 3), borderType=cv2.BORDER_REFLECT) - pooled_mean * pooled_mean
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pooled = pooled_cov / np.sqrt(np.maximum(pooled_var * self._pooled_print_var, 1e-12))
+            shows = np.where(self._printed, np.fmax(corr, pooled), pooled)
+        return (np.where(self._printed_near, shows, np.nan).astype(np.float32),
+                np.where(self._printed, corr, np.nan).astype(np.float32))
 
 
 def _consensus(A: np.ndarray, y: np.ndarray) -> np.ndarray:

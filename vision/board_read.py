@@ -216,7 +216,7 @@ class BoardReader:
         # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
         # against 347 under the hand; now 194). A hand hides the print; a cell without print is not judged.
         # (Measured only where an arm is found, as most frames have none: without those cells there is none.)
-        shows = self.compare.print_shows(diff)
+        shows, own = self.compare.print_shows(diff)
         board_seen = np.nan_to_num(shows, nan=0.0) >= PRINT_SHOWS
         hand, cells = self._arms(differs & ~board_seen)
         if hand.any():
@@ -240,7 +240,7 @@ class BoardReader:
             # A dark hand over dark artwork in its own light differs from it in neither colour nor brightness, but
             # it hides the print: from the arm the mask grows over cells whose bold print does not show (across
             # a cell without print), as far as a hand is long.
-            hidden = self.compare.bold_print & (np.nan_to_num(shows, nan=1.0) < PRINT_HIDDEN)
+            hidden = self.compare.bold_print & (np.nan_to_num(own, nan=1.0) < PRINT_HIDDEN)
             across = np.ones((5, 5), np.uint8)
             for _ in range(self._hand_length // 2):
                 grown = cv2.dilate(hand.view(np.uint8), across).view(bool) & hidden
