@@ -129,15 +129,14 @@ class BoardComparison:
         edges = _edges(self._log_level)
         self._board_edges = cv2.dilate(edges, square)
         self._printed = _cell_means(edges >= PRINT_EDGE, g.grid_px, g.grid_shape) > 0  # (cells the print crosses)
-        self._print_grey = cv2.blur(self._log_level, (SMOOTH_PX, SMOOTH_PX))
-        b = self._print_grey
+        self._print_grey = b = cv2.blur(self._log_level, (SMOOTH_PX, SMOOTH_PX))
         self._print_mean = _cell_means(b, g.grid_px, g.grid_shape)
-        self._print_var = _cell_means(b * b, g.grid_px, g.grid_shape) - self._print_mean ** 2
+        squares = _cell_means(b * b, g.grid_px, g.grid_shape)
+        self._print_var = squares - self._print_mean ** 2
         # (the same over each cell and the eight around it: ``print_shows``)
         self._printed_near = cv2.dilate(self._printed.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
-        self._pooled_print_mean = cv2.blur(self._print_mean, (3, 3), borderType=cv2.BORDER_REFLECT)
-        self._pooled_print_var = cv2.blur(self._print_var + self._print_mean ** 2, (3, 3),
-                                          borderType=cv2.BORDER_REFLECT) - self._pooled_print_mean ** 2
+        pooled_mean = _around(self._print_mean)
+        self._pooled_print = (pooled_mean, _around(squares) - pooled_mean ** 2)
         # Cells whose print is bold (a tenth of the light and more, beyond a dim frame's noise): hidden there,
         # something lies over the board.
         self.bold_print = self._printed & (self._print_var >= BOLD_PRINT ** 2)
@@ -263,20 +262,12 @@ class BoardComparison:
         Both smoothed as the differences are (a warp lands a pixel or two off)."""
         g = self.geometry
         f = cv2.blur(diff.grey, (SMOOTH_PX, SMOOTH_PX))
-        fm = _cell_means(f, g.grid_px, g.grid_shape)
-        cov = _cell_means(f * self._print_grey, g.grid_px, g.grid_shape) - fm * self._print_mean
-        var = _cell_means(f * f, g.grid_px, g.grid_shape) - fm * fm
-        with np.errstate(invalid="ignore", divide="ignore"):
-            corr = cov / np.sqrt(np.maximum(var * self._print_var, 1e-12))
+        moments = [_cell_means(x, g.grid_px, g.grid_shape) for x in (f, f * self._print_grey, f * f)]
+        corr = _correlation(*moments, self._print_mean, self._print_var)
         # The same over the cell and the eight around it (12 mm): faint print under a deep shadow is lost in the
         # noise of one cell's few pixels, not of nine's. A cell shows the print where either does.
-        pooled_mean = cv2.blur(fm, (3, 3), borderType=cv2.BORDER_REFLECT)
-        pooled_cov = cv2.blur(cov + fm * self._print_mean, (3, 3), borderType=cv2.BORDER_REFLECT) \
-            - pooled_mean * self._pooled_print_mean
-        pooled_var = cv2.blur(var + fm * fm, (3, 3), borderType=cv2.BORDER_REFLECT) - pooled_mean * pooled_mean
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pooled = pooled_cov / np.sqrt(np.maximum(pooled_var * self._pooled_print_var, 1e-12))
-            shows = np.where(self._printed, np.fmax(corr, pooled), pooled)
+        pooled = _correlation(*[_around(m) for m in moments], *self._pooled_print)
+        shows = np.where(self._printed, np.fmax(corr, pooled), pooled)
         return (np.where(self._printed_near, shows, np.nan).astype(np.float32),
                 np.where(self._printed, corr, np.nan).astype(np.float32))
 
@@ -319,6 +310,18 @@ def _cell_means(image: np.ndarray, grid_px: int, shape: tuple[int, int]) -> np.n
     rows, cols = shape
     return cv2.resize(image[:rows * grid_px, :cols * grid_px].astype(np.float32), (cols, rows),
                       interpolation=cv2.INTER_AREA)
+
+
+def _around(cells: np.ndarray) -> np.ndarray:
+    """Each grid cell's value averaged with the eight around it."""
+    return cv2.blur(cells, (3, 3), borderType=cv2.BORDER_REFLECT)
+
+
+def _correlation(f: np.ndarray, fb: np.ndarray, ff: np.ndarray, b: np.ndarray, var_b: np.ndarray) -> np.ndarray:
+    """The correlation of f with b from their means (``f``, ``b``), the mean of their product and of f's square,
+    and b's variance."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (fb - f * b) / np.sqrt(np.maximum((ff - f * f) * var_b, 1e-12))
 
 
 def _thin(cells: np.ndarray) -> np.ndarray:

@@ -214,7 +214,7 @@ class BoardReader:
         # Where the board's print shows through as it was enrolled, the board is seen, whatever the light on it:
         # an arm's shadow is as long as the arm and reaches the edge too, and darkens the board beyond its noise
         # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
-        # against 347 under the hand; now 194). A hand hides the print; a cell without print is not judged.
+        # against 347 under the hand; now 172). A hand hides the print; a cell without print is not judged.
         # (Measured only where an arm is found, as most frames have none: without those cells there is none.)
         shows, own = self.compare.print_shows(diff)
         board_seen = np.nan_to_num(shows, nan=0.0) >= PRINT_SHOWS
