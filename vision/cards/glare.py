@@ -12,14 +12,14 @@ import numpy as np
 from vision.robust import median
 
 GLARE_LIT = 0.9  # glare lights this much of what it crosses (its lines here; a streak's cells in vision.cards.tell)
-GLARE_LEVEL = 0.1  # light added along a line, a fraction of the card's median brightness, taken off (deglared)
+GLARE_LEVEL = 0.1  # light added along a line, a fraction of the card's median brightness, taken off (``streak``)
 GLARE_AREA = 0.03  # ...when at least this much of the card is brighter than its photo by that much...
 GLARE_STEP_DEG = 5.0  # ...looked for along lines in directions this far apart
 TAIL_MM = 6  # the card's own light is measured this far from the streak's lines (1 mm apart)
 
 
 def reference(photo: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
-    """What ``deglared`` compares a card with: the photo's brightness at half its resolution and its median,
+    """What ``streak`` compares a card with: the photo's brightness at half its resolution and its median,
     and its colours at half its resolution (computed once per enrolled photo)."""
     half, r = _half(photo)
     return r, max(median(r.ravel()), 1.0), half
@@ -37,12 +37,6 @@ def _half(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _medians(pixels: np.ndarray) -> np.ndarray:
     """Each channel's median over ``pixels`` (..., 3)."""
     return np.maximum([median(pixels[..., c].ravel()) for c in range(3)], 1.0).astype(np.float32)
-
-
-def deglared(card: np.ndarray, reference: tuple[np.ndarray, float, np.ndarray]) -> np.ndarray | None:
-    """``card`` with a glare streak's light taken off (``streak``), None when it shows none."""
-    found = streak(card, reference)
-    return None if found is None else found[0]
 
 
 def streak(card: np.ndarray, reference: tuple[np.ndarray, float, np.ndarray]

@@ -13,7 +13,7 @@ may miss by that much). From the set, once, on loading:
 A card found on the mat is first warped onto the photo of the nearest candidate (``_aligned``: an affine
 fit of their brightness, OpenCV's ECC): the cut misses by a millimetre or more, and a bowed card's print
 is stretched, so without it the letters of a title misfit by a cell and speak for the wrong card; and a
-glare streak's light is taken off (``glare.deglared``: light added along a straight band, lit all along it). The
+glare streak's light is taken off (``glare.streak``: light added along a straight band, lit all along it). The
 card as cut, warped, or warped and lightened, whichever deviates from the candidate in the fewest cells, is
 then compared with each candidate the coarse score leaves (``CANDIDATE``): per cell the squared distance,
 capped (a fingertip or a glare streak costs the cells it covers, never more). Then:
@@ -165,7 +165,7 @@ class Teller:
 
     def _query(self, card: np.ndarray, i: int) -> np.ndarray:
         """The fine descriptor of ``card`` warped onto card ``i`` (``_aligned``), and with a glare streak's
-        light taken off (``glare.deglared``), or as cut: whichever leaves the fewest cells deviating from ``i``'s
+        light taken off (``glare.streak``), or as cut: whichever leaves the fewest cells deviating from ``i``'s
         print (a warp pulled by a fingertip brings it no nearer; a band of light that is not glare neither)."""
         plain = features.fine(card, self.grid)
         warped = self._aligned(card, i)
