@@ -22,6 +22,8 @@ from vision.reading import ZoneReading
 Sets = CardLibrary | Mapping[str, CardSet] | None
 RING_PLAIN = 0.1  # a place whose ring is less plain than this has something over its surroundings...
 RING_CHROMA = 0.1  # ...as has one whose ring's chromaticity lies this far from the other places' rings
+RING_LEVEL = 2.0  # ...or whose ring is this many times brighter or darker than theirs (the light across a mat's
+# places varies by a fifth: 0.78-1.18 of the others' median on dev decks 1420-1427, every lighting)
 
 
 def _confidence(x: float) -> float:
@@ -93,12 +95,18 @@ def covered(rings: Mapping[str, tuple[np.ndarray, float]]) -> list[str]:
     """The zones whose surroundings are not the mat: ``rings`` gives each zone's ring colour (BGR + 2) and
     how much of the ring is plainly that colour. A hand or an arm over a place covers its ring too: the ring
     is then of two colours (less than ``RING_PLAIN`` of it plain) or, all covered, not of the mat's colour
-    seen round the other places (its chromaticity more than ``RING_CHROMA`` from their median)."""
+    seen round the other places: its chromaticity more than ``RING_CHROMA`` from their median, or its
+    brightness ``RING_LEVEL`` times theirs or more, or a ``RING_LEVEL``-th or less (a pale sleeve over a dark
+    mat keeps nearly its hue: fresh deck 1430, a potion place under a sleeve four times as bright as the mat
+    read `empty`)."""
     out = [zid for zid, (_, plain) in rings.items() if plain < RING_PLAIN]
     if len(rings) >= 2:
         chroma = {zid: mat / mat.sum() for zid, (mat, _) in rings.items()}
+        level = {zid: float(mat.mean()) for zid, (mat, _) in rings.items()}
         for zid, c in chroma.items():
             others = [v for k, v in chroma.items() if k != zid]
-            if float(np.abs(c - np.median(others, axis=0)).max()) > RING_CHROMA and zid not in out:
+            brighter = level[zid] / float(np.median([v for k, v in level.items() if k != zid]))
+            unlike = float(np.abs(c - np.median(others, axis=0)).max()) > RING_CHROMA
+            if (unlike or not 1 / RING_LEVEL < brighter < RING_LEVEL) and zid not in out:
                 out.append(zid)
     return out
