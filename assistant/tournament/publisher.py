@@ -51,6 +51,9 @@ class Publisher:
         self.state_dir = Path(state_dir)
         self.say = say or (lambda message: log.info("%s", message))
         self._lock = threading.Lock()
+        # The camera's state is read and its status handed to paho under one lock: a status built on the
+        # publisher's thread just before the camera was lost must not reach the broker after the "lost" one.
+        self._status_lock = threading.RLock()
         self._wake = threading.Event()
         self._stop = False
         self._tail: JournalTail | None = None
@@ -111,12 +114,12 @@ class Publisher:
             lost = True
         else:
             return  # not about the camera's connection (an unreadable recorded frame, say)
-        with self._lock:
+        with self._status_lock:
             if lost == self._camera_lost:
                 return
             self._camera_lost = lost
-        self._publish("alert", {"alert": "camera", "message": message, "lost": lost, **self._game_ids()})
-        self._publish_status()
+            self._publish("alert", {"alert": "camera", "message": message, "lost": lost, **self._game_ids()})
+            self._publish_status()
 
     def close(self, timeout: float = 2.0) -> None:
         """Publish what is left (for up to ``timeout`` seconds), say goodbye (status offline), disconnect."""
@@ -229,8 +232,9 @@ class Publisher:
         return {} if stream is None else {"game_id": stream.game_id, "game": stream.game}
 
     def _publish_status(self) -> None:
-        self._publish("status", {"online": True, "camera": "lost" if self._camera_lost else "ok",
-                                 "time": _now(), **self._game_ids()}, True)
+        with self._status_lock:
+            self._publish("status", {"online": True, "camera": "lost" if self._camera_lost else "ok",
+                                     "time": _now(), **self._game_ids()}, True)
 
     def _publish(self, kind: str, body: dict[str, Any], retain: bool = False, seq: int | None = None) -> None:
         info = self.client.publish(self._topic(kind), self._payload(kind, body), qos=1, retain=retain)

@@ -7,9 +7,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 from assistant.journal import read
 from assistant.sessions import load_session
+from assistant.tournament import publisher as publishing
 from assistant.tournament.connection import Broker
 from assistant.tournament.hub import Hub
 from assistant.tournament.publisher import ACKED_FILE, Publisher
@@ -63,6 +66,46 @@ def test_a_table_restarted_publishes_what_the_broker_never_acknowledged_and_noth
         hub.stop()
 
 
+def test_a_camera_lost_while_the_table_greets_the_broker_is_what_the_broker_keeps(mosquitto, tmp_path, web,
+                                                                                   monkeypatch):
+    """The broker comes back and the publisher's thread builds its greeting status (camera ok) just as the
+    live loop reports the camera lost: the retained status a hub joining later reads must say lost, not the
+    stale ok handed to paho after it."""
+    main, armed, building, built = threading.get_ident(), threading.Event(), threading.Event(), threading.Event()
+    clock = publishing._now
+
+    def slow_now():
+        if armed.is_set() and threading.get_ident() != main and not building.is_set():
+            building.set()
+            time.sleep(0.5)  # the camera's state is read; the status is not yet with paho
+            built.set()
+        return clock()
+
+    monkeypatch.setattr(publishing, "_now", slow_now)
+    broker = Broker("127.0.0.1", mosquitto.port, "club")
+    table = SimulatedTable("table-3", load_session("chaudron"), tmp_path / "t3")
+    publisher = Publisher(broker, "table-3", table.state_dir)
+    late = Hub(broker)
+    try:
+        table.start()
+        publisher.update(table.pipeline)
+        assert web.wait_for(lambda: publisher.connected and publisher.acked >= 1 and not publisher._pending, 10)
+        armed.set()
+        mosquitto.kill()
+        assert web.wait_for(lambda: not publisher.connected, 10)
+        mosquitto.start()
+        assert building.wait(20)  # reconnected: the thread is greeting the broker
+        publisher.camera("opencv 0: cannot open the camera; retrying in 0.5 s")
+        assert built.wait(5) and web.wait_for(lambda: publisher.connected and not publisher._pending, 10)
+        late.start()
+        assert web.wait_for(lambda: (late.table("table-3") or {}).get("online"), 10)
+        assert late.table("table-3")["camera"] == "lost"
+    finally:
+        publisher.close(timeout=0.5)
+        table.close()
+        late.stop()
+
+
 def test_run_publishes_its_game_and_the_camera_lost_and_says_goodbye(mosquitto, tmp_path, web):
     hub = Hub(Broker("127.0.0.1", mosquitto.port, "club"))
     hub.start()
@@ -77,7 +120,10 @@ def test_run_publishes_its_game_and_the_camera_lost_and_says_goodbye(mosquitto, 
                               "--simulate", *[a for s in sets for a in ("--set", s)]],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert web.wait_for(lambda: (hub.table("table-9") or {}).get("camera") == "lost", 20)
+        if not web.wait_for(lambda: (hub.table("table-9") or {}).get("camera") == "lost", 60):
+            child.kill()
+            _, err = child.communicate()
+            raise AssertionError(f"the hub saw {hub.table('table-9')}; the table said:\n{err[-4000:]}")
         seen = hub.table("table-9")
         assert seen["online"] and seen["state"]["game"] == "chaudron"
         assert [(e["kind"], e["data"]["setup"]) for e in seen["events"]] == [("game", {"players": 2})]
