@@ -66,7 +66,7 @@ def enrol_board(frame: np.ndarray, layout: Layout, calibration: Calibration | No
                 source: str = "frame") -> BoardImage:
     """The empty board in ``frame`` (BGR uint8), warped to the canonical image at ``board_px_per_mm``.
     Raises BoardEnrolError when the layout's markers are not found in it (another board, or none)."""
-    from vision.locate import check_markers
+    from vision.locate import check_markers, detect_markers, look_closer
     from vision.read import Reader
 
     if not any(z.kind in ("slot", "count") for z in layout.zones):
@@ -81,7 +81,8 @@ def enrol_board(frame: np.ndarray, layout: Layout, calibration: Calibration | No
                               f"this the {layout.name} layout?)")
     # Every later frame is compared with this image pixel by pixel: a position fitted on a few markers (the
     # rest too dark or hidden) may put the board centimetres off far from them. Enrol only a sure one.
-    seen = check_markers(frame, layout, location.homography, location.lens)
+    seen = check_markers(frame, layout, location.homography, location.lens,
+                         look_closer(frame, layout, detect_markers(frame)))
     if seen < min(len(layout.markers), 4) or seen < len(location.markers):
         raise BoardEnrolError(f"{source}: only {seen} of the {layout.name} board's {len(layout.markers)} markers show "
                               f"clearly where the board seems to lie: its place is not sure enough to enrol (light "

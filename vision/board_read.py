@@ -20,7 +20,7 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
-from vision import masks, place_model
+from vision import masks, place_crops, place_model
 from vision.board import FIT_MIN_SPREAD, NOISE_SPREADS, BoardComparison, Difference
 from vision.colour import L_WEIGHT, bgr_to_lab, rgb_to_lab
 from vision.count import agreed
@@ -56,6 +56,7 @@ PRINT_HIDDEN = 0.3  # ... and one whose bold print it follows less than this is 
 # unknown): unread 18.1 -> 16.8 % and 16.1 -> 15.1 %, wrong 0.41 -> 0.43 % and 0.20 -> 0.23 %, places under a
 # hand read with confidence 25 -> 24 of 557 and 9 -> 12 of 325 (most of them under hands the mask misses).
 COVERED = 0.5
+FRAME_SEEN = 2  # places read surely as a piece, at least, for this frame's colour of it to stand
 # A tray unlike the board beyond the cubes counted by this many cubes' areas, or this share of the count (a pile's
 # cubes show more of their sides in a tray than one on its place, and a blur spreads them), has no count. On the
 # development tables (seeds 13301-13303, 713 trays counted), of the trays counted right 4 in 599 go uncounted, of
@@ -375,10 +376,13 @@ class BoardReader:
     def slots(self, canonical: np.ndarray, diff: Difference, cover: dict[str, float]) -> dict[str, ZoneReading]:
         if not self.slot_ids:
             return {}
-        x, crops, ranked = self.place_inputs(canonical, diff, self.slot_cover(cover))
+        m = self.measure(canonical, diff, self.slot_cover(cover))
+        x, ranked = self.place_features(m)
+        crops = self.crops.crops(canonical, diff, *self._nearest(ranked, self._lab_of))
         if self.model is None:
             self.model = place_model.shipped()
         kind, p = self.model.decide(x, crops)
+        kind, p, ranked = self._in_frame_colours(m, x, crops, ranked, kind, p)
         unsure = (p < place_model.SURE).tolist()  # (compared as numpy compares; then Python's values, at once)
         kind, p = kind.tolist(), p.tolist()
         out = {}
@@ -405,17 +409,68 @@ class BoardReader:
         """What the place model decides from, for every slot: its measures, its picture, and the pieces it
         may hold nearest first."""
         x, ranked = self.place_features(self.measure(canonical, diff, cover))
-        nearest = [np.array([self._lab_of[r[k]] if len(r) > k else (np.nan,) * 3 for r in ranked], np.float32)
-                   .reshape(-1, 3) for k in range(2)]
-        return x, self.crops.crops(canonical, diff, *nearest), ranked
+        return x, self.crops.crops(canonical, diff, *self._nearest(ranked, self._lab_of)), ranked
 
-    def place_features(self, m: PlaceMeasures) -> tuple[np.ndarray, list[list[str]]]:
+    @staticmethod
+    def _nearest(ranked: list[list[str]], lab_of: dict[str, np.ndarray]) -> list[np.ndarray]:
+        """The colours of the first and the second piece of each place (NaN where it has none)."""
+        return [np.array([lab_of[r[k]] if len(r) > k else (np.nan,) * 3 for r in ranked], np.float32).reshape(-1, 3)
+                for k in range(2)]
+
+    def _in_frame_colours(self, m: PlaceMeasures, x, crops, ranked, kind, p):
+        """The places left unsure asked again against the pieces' colours as this frame shows them.
+
+        The calibration frame taught each piece's colour once; in this frame's light (dim, or of two colours
+        across the board) what is left of the light after relighting is much the same for the pieces of one
+        kind, so a piece read surely elsewhere on the board tells how its fellows look here (dev seed 19524:
+        places unread that held a piece were 10.8 ΔE from its learnt colour, and the pieces of the same kind
+        read surely in the same frame 8.3, against 4.6 over all frames). Where at least ``FRAME_SEEN`` places
+        were read as a piece with ``SURE`` confidence, their median colour stands for it; the other places are
+        measured against those colours and asked again, and a piece read there with ``SURE`` confidence is
+        taken. A place read surely is never asked again."""
+        sure = (p >= place_model.SURE) & (kind >= place_model.FIRST) & (kind <= place_model.SECOND)
+        if not sure.any():
+            return kind, p, ranked
+        index = {lb: j for j, lb in enumerate(self._labels)}
+        seen: dict[int, list[int]] = {}
+        for i in np.flatnonzero(sure).tolist():
+            r = ranked[i]
+            if len(r) >= kind[i]:
+                seen.setdefault(index[r[kind[i] - 1]], []).append(i)
+        labs = self._piece_labs.copy()
+        moved = False
+        for j, rows in seen.items():
+            if len(rows) >= FRAME_SEEN:
+                labs[j] = np.median(m.lab[rows], axis=0)
+                moved = True
+        again = np.flatnonzero(~sure & (p < place_model.SURE))
+        if not moved or not len(again):
+            return kind, p, ranked
+        x2, ranked2 = self.place_features(m, labs)
+        lab_of = dict(zip(self._labels, labs, strict=True))
+        ranked2 = [ranked2[i] for i in again.tolist()]
+        crops2 = place_crops.with_pieces(crops[again].copy(), *self._nearest(ranked2, lab_of))
+        k2, p2 = self.model.decide(x2[again], crops2)
+        # Only a piece is taken from the second asking: how this frame shows the pieces is evidence of a piece,
+        # and none that a place is empty (dev seed 19521: bone and Cramé pieces on a plain board, unsure at
+        # first, then read empty at 0.99 against colours their fellows showed plainer than they).
+        took = (k2 >= place_model.FIRST) & (k2 <= place_model.SECOND) & (p2 >= place_model.SURE)
+        kind, p, ranked = kind.copy(), p.copy(), list(ranked)
+        for i, k, q, r in zip(again[took].tolist(), k2[took].tolist(), p2[took].tolist(),
+                              [r for r, t in zip(ranked2, took.tolist(), strict=True) if t], strict=True):
+            kind[i], p[i], ranked[i] = k, q, r
+        return kind, p, ranked
+
+    def place_features(self, m: PlaceMeasures, piece_labs: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, list[list[str]]]:
         """The model's features for every slot, and each slot's pieces nearest first (what FIRST and SECOND
-        name)."""
+        name); ``piece_labs``: the pieces' colours to measure against (default: as the calibration learnt
+        them)."""
         n = len(self.slot_ids)
         labels, may_hold, areas = self._labels, self._may_hold, self._areas
         area = np.maximum(m.area_in + m.area_body + m.area_ring, 1.0)
-        cd = colour_distances(m.lab, self._piece_labs)  # (slots, pieces)
+        piece_labs = self._piece_labs if piece_labs is None else piece_labs
+        cd = colour_distances(m.lab, piece_labs)  # (slots, pieces)
         ad = np.log(area[:, None] / areas[None, :])
         combined = np.where(may_hold, np.hypot(cd, AREA_DE * ad), np.inf)
         order = np.argsort(combined, axis=1, kind="stable")[:, :2]
@@ -426,7 +481,7 @@ class BoardReader:
             j = order[:, k]
             there = held > k
             cand.append(np.where(there[:, None],
-                                 np.stack([cd[rows, j], ad[rows, j], m.lab[:, 0] - self._piece_labs[j, 0]], axis=1),
+                                 np.stack([cd[rows, j], ad[rows, j], m.lab[:, 0] - piece_labs[j, 0]], axis=1),
                                  np.array([place_model.FAR, 3.0, place_model.FAR])))
         ranked = [[labels[j] for j in o[:min(2, h)]] for o, h in zip(order.tolist(), held.tolist(), strict=True)]
         smallest = np.where(may_hold, areas[None, :], np.inf).min(axis=1, initial=np.inf)

@@ -41,8 +41,12 @@ MAX_RESIDUAL_PX = 4.0
 RANSAC_PX = 12.0  # before the lens is estimated, barrel distortion alone can put a good corner this far out
 RADIAL_MIN_MARKERS = 5  # four corner markers leave it to the markers' shapes: too noisy, and zones lie inside them
 # k1 with radii normalised by the frame's half diagonal. A wide lens (the Pi's 120-degree camera) bends the
-# frame's corners by more than -0.4 in these units; the renderer's cameras span -0.77 to 0.26 (364 tables).
-RADIAL_RANGE = (-0.8, 0.3)
+# frame's corners by more than -0.4 in these units. The renderer's lenses (k1 -0.25 to 0.05 of the focal
+# length) reach -1.39 in these units where a low camera must take in the large Alchimiste mat (3 000 poses per
+# layout; -1.09 at the first percentile); -0.8 left fresh seed 19532's t006 with no lens (k1 -0.99 fits its six
+# markers within 3.2 px) and its board refused. The search may be wide: a lens is kept only where one
+# homography then fits the markers within MAX_RESIDUAL_PX.
+RADIAL_RANGE = (-1.5, 0.3)
 RADIAL_STEP = 0.05  # the coarse search's step, before the golden refinement within one step either side
 CLOSE_SIDES_PX = (48.0, 72.0, 96.0)  # a missing marker smaller than the first is looked for again, enlarged
 
@@ -251,13 +255,26 @@ CHECK_CONTRAST = 15.0  # grey levels between a marker's light and dark cells, at
 CHECK_CORRELATION = 0.6  # the pattern read correlates this well with the marker's (chance: 0 +- 0.17)
 
 
-def check_markers(frame: np.ndarray, layout: Layout, H: np.ndarray, lens: LensModel | None = None) -> int:
+def check_markers(frame: np.ndarray, layout: Layout, H: np.ndarray, lens: LensModel | None = None,
+                  detections: dict[int, np.ndarray] | None = None) -> int:
     """How many of the layout's markers still show their pattern where ``H`` says they are: a few
-    dozen pixel reads, no detection."""
+    dozen pixel reads, no detection. With ``detections`` (the detector's corners, image px), a marker the
+    detector decoded with every corner within ``MAX_RESIDUAL_PX`` of where ``H`` puts it (the tolerance of the
+    fit itself) shows there too: a
+    marker a dozen pixels wide in dim light is decoded from its whole outline, where a read at each of its
+    36 cells' centres (two or three pixels apart) is lost in the noise."""
     g = grey(frame)
     h_img, w_img = g.shape
     good = 0
     for m in layout.markers:
+        if detections is not None and m.id in detections:
+            # (as the fit measures its markers: in ideal pixels, the lens taken out)
+            at = cv2.perspectiveTransform(np.asarray(m.corners(), np.float64).reshape(-1, 1, 2), H).reshape(-1, 2)
+            seen = np.asarray(detections[m.id], np.float64).reshape(-1, 2)
+            seen = seen if lens is None else lens.undistort_points(seen)
+            if np.linalg.norm(at - seen, axis=1).max() <= MAX_RESIDUAL_PX:
+                good += 1
+                continue
         (left, top) = m.corners()[0]
         step = m.size / 6
         cx, cy = np.meshgrid(left + step * (np.arange(6) + 0.5), top + step * (np.arange(6) + 0.5))

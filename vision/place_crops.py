@@ -94,10 +94,21 @@ class PlaceCrops:
         out[..., 0:3] = lab / 100.0
         out[..., 3:6] = self.board_lab / 100.0
         out[..., 6:9] = change
-        weight = np.array([L_WEIGHT, 1.0, 1.0], np.float32)
-        weighted = lab * weight
-        for k, piece in enumerate((first_lab, second_lab)):
-            d = weighted - (np.asarray(piece, np.float32) * weight)[:, None, None, :]
-            dist = np.sqrt(np.einsum("nijc,nijc->nij", d, d)) / DE_SCALE
-            out[..., 9 + k] = np.where(np.isnan(dist), NO_PIECE, dist)
-        return out
+        return _piece_channels(out, lab, first_lab, second_lab)
+
+
+def with_pieces(crops: np.ndarray, first_lab: np.ndarray, second_lab: np.ndarray) -> np.ndarray:
+    """``crops`` with their last two channels (each cell's distance to the two pieces the place may hold) for
+    these pieces' colours: (slots, 3) Lab each, NaN where a place has no such piece. In place; returned."""
+    return _piece_channels(crops, crops[..., 0:3] * np.float32(100.0), first_lab, second_lab)
+
+
+def _piece_channels(crops: np.ndarray, lab: np.ndarray, first_lab: np.ndarray, second_lab: np.ndarray
+                    ) -> np.ndarray:
+    weight = np.array([L_WEIGHT, 1.0, 1.0], np.float32)
+    weighted = lab * weight
+    for k, piece in enumerate((first_lab, second_lab)):
+        d = weighted - (np.asarray(piece, np.float32) * weight)[:, None, None, :]
+        dist = np.sqrt(np.einsum("nijc,nijc->nij", d, d)) / DE_SCALE
+        crops[..., 9 + k] = np.where(np.isnan(dist), NO_PIECE, dist)
+    return crops
