@@ -382,7 +382,7 @@ class BoardReader:
         if self.model is None:
             self.model = place_model.shipped()
         kind, p = self.model.decide(x, crops)
-        kind, p, ranked = self._in_frame_colours(m, x, crops, ranked, kind, p)
+        kind, p, ranked = self._in_frame_colours(m, crops, ranked, kind, p)
         unsure = (p < place_model.SURE).tolist()  # (compared as numpy compares; then Python's values, at once)
         kind, p = kind.tolist(), p.tolist()
         out = {}
@@ -417,7 +417,7 @@ class BoardReader:
         return [np.array([lab_of[r[k]] if len(r) > k else (np.nan,) * 3 for r in ranked], np.float32).reshape(-1, 3)
                 for k in range(2)]
 
-    def _in_frame_colours(self, m: PlaceMeasures, x, crops, ranked, kind, p):
+    def _in_frame_colours(self, m: PlaceMeasures, crops, ranked, kind, p):
         """The places left unsure asked again against the pieces' colours as this frame shows them.
 
         The calibration frame taught each piece's colour once; in this frame's light (dim, or of two colours
@@ -443,7 +443,7 @@ class BoardReader:
             if len(rows) >= FRAME_SEEN:
                 labs[j] = np.median(m.lab[rows], axis=0)
                 moved = True
-        again = np.flatnonzero(~sure & (p < place_model.SURE))
+        again = np.flatnonzero(p < place_model.SURE)
         if not moved or not len(again):
             return kind, p, ranked
         x2, ranked2 = self.place_features(m, labs)

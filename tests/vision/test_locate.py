@@ -154,7 +154,7 @@ def test_the_widest_lens_the_renderer_draws_is_estimated_and_the_board_enrols(re
 
     pose = Pose(height_mm=553, target_mm=(391, 302), tilt_deg=1.8, tilt_towards_deg=32.5, yaw_deg=104.9,
                 fill=0.74, k1=-0.242, k2=-0.023)
-    layout, frame, truth = rendered("alchimiste", "daylight", 3, pose=pose)
+    layout, frame, _ = rendered("alchimiste", "daylight", 3, pose=pose)
     location = Locator(layout).locate(frame)
     assert sorted(location.markers) == [0, 1, 2, 3, 4, 5] and location.lens is not None
     assert location.lens.distortion[0] < -0.8
@@ -172,7 +172,7 @@ def test_markers_a_dozen_pixels_wide_in_dim_light_show_where_the_detector_decode
 
     pose = Pose(height_mm=559, target_mm=(438, 308), tilt_deg=11.1, tilt_towards_deg=164.5, yaw_deg=171.2,
                 fill=0.80, k1=-0.236, k2=-0.006)
-    layout, frame, truth = rendered("alchimiste", "dim", 4, pose=pose)
+    layout, frame, _ = rendered("alchimiste", "dim", 4, pose=pose)
     location = Locator(layout).locate(frame)
     assert sorted(location.markers) == [0, 1, 2, 3, 4, 5]
     assert check_markers(frame, layout, location.homography, location.lens) < 6  # the cells alone
