@@ -145,22 +145,6 @@ def test_no_board_in_the_frame(rendered):
     assert not reading.board_found and reading.to_dict()["zones"] == {}
 
 
-def test_the_widest_lens_the_renderer_draws_is_estimated_and_the_board_enrols(rendered):
-    # The pose of fresh seed 19532's t006: a camera 553 mm above the large mat, a lens of k1 -0.24 (of the
-    # focal length), -0.99 in the frame's half-diagonal units. The search stopped at -0.8: no lens fitted the
-    # six markers within 4 px, two were dropped, and `calibrate board` refused the board.
-    from vision.board import enrol_board
-    from vision.render import Pose
-
-    pose = Pose(height_mm=553, target_mm=(391, 302), tilt_deg=1.8, tilt_towards_deg=32.5, yaw_deg=104.9,
-                fill=0.74, k1=-0.242, k2=-0.023)
-    layout, frame, _ = rendered("alchimiste", "daylight", 3, pose=pose)
-    location = Locator(layout).locate(frame)
-    assert sorted(location.markers) == [0, 1, 2, 3, 4, 5] and location.lens is not None
-    assert location.lens.distortion[0] < -0.8
-    enrol_board(frame, layout)
-
-
 def test_markers_a_dozen_pixels_wide_in_dim_light_show_where_the_detector_decoded_them(rendered):
     # The pose of fresh seed 19530's t006, its empty board enrolled in dim light: the six markers, 16-26 px
     # wide, are decoded and fitted within a pixel, but the pattern read at their cells' centres (under 3 px
