@@ -376,9 +376,7 @@ class BoardReader:
     def slots(self, canonical: np.ndarray, diff: Difference, cover: dict[str, float]) -> dict[str, ZoneReading]:
         if not self.slot_ids:
             return {}
-        m = self.measure(canonical, diff, self.slot_cover(cover))
-        x, ranked = self.place_features(m)
-        crops = self.crops.crops(canonical, diff, *self._nearest(ranked, self._lab_of))
+        x, crops, ranked, m = self.place_inputs(canonical, diff, self.slot_cover(cover))
         if self.model is None:
             self.model = place_model.shipped()
         kind, p = self.model.decide(x, crops)
@@ -405,11 +403,12 @@ class BoardReader:
         return np.array([cover.get(z, 0.0) for z in self.slot_ids])
 
     def place_inputs(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
-        """What the place model decides from, for every slot: its measures, its picture, and the pieces it
-        may hold nearest first."""
-        x, ranked = self.place_features(self.measure(canonical, diff, cover))
-        return x, self.crops.crops(canonical, diff, *self._nearest(ranked, self._lab_of)), ranked
+                     ) -> tuple[np.ndarray, np.ndarray, list[list[str]], PlaceMeasures]:
+        """What the place model decides from, for every slot: its features, its picture, and the pieces it
+        may hold nearest first; and the measures they were made from."""
+        m = self.measure(canonical, diff, cover)
+        x, ranked = self.place_features(m)
+        return x, self.crops.crops(canonical, diff, *self._nearest(ranked, self._lab_of)), ranked, m
 
     @staticmethod
     def _nearest(ranked: list[list[str]], lab_of: dict[str, np.ndarray]) -> list[np.ndarray]:
@@ -431,12 +430,11 @@ class BoardReader:
         sure = (p >= place_model.SURE) & (kind >= place_model.FIRST) & (kind <= place_model.SECOND)
         if not sure.any():
             return kind, p, ranked
-        index = {lb: j for j, lb in enumerate(self._labels)}
         seen: dict[int, list[int]] = {}
         for i in np.flatnonzero(sure).tolist():
             r = ranked[i]
             if len(r) >= kind[i]:
-                seen.setdefault(index[r[kind[i] - 1]], []).append(i)
+                seen.setdefault(self._labels.index(r[kind[i] - 1]), []).append(i)
         labs = self._piece_labs.copy()
         moved = False
         for j, rows in seen.items():

@@ -57,7 +57,7 @@ def table_examples(folder: Path, work: Path) -> tuple[np.ndarray, np.ndarray, np
             continue
         canonical, diff, _, covered = board.compared(frame, location)
         cover = board.slot_cover(covered)
-        x, crops, ranked = board.place_inputs(canonical, diff, cover)
+        x, crops, ranked, _ = board.place_inputs(canonical, diff, cover)
         hidden = set(truth.get("partly_hidden", []))
         for i, zid in enumerate(board.slot_ids):
             label = truth["zones"].get(zid)
