@@ -121,7 +121,6 @@ def tray_counts(trays: dict, colours: list[str], hand: dict[str, int], players=N
     change no school place nor the winner whatever they hold are not asked: each takes the middle of the
     counts it may hold (such a counted tray, its count), its origin saying so."""
     from vision.reading import low_confidence
-    from vision.stacked_model import shipped
 
     counts: dict[str, int] = {}
     origin: dict[str, str] = {}
@@ -136,7 +135,7 @@ def tray_counts(trays: dict, colours: list[str], hand: dict[str, int], players=N
             most = most_in_reserve(players, colour) if players else 40
             doubtful[colour] = (why, possible_counts(None if tray is None else tray.count,
                                                      0.0 if tray is None else tray.pieces_area, tray is None, most))
-        elif tray.doubt >= shipped().unsure:
+        elif tray.in_doubt:
             # counted, but a cube may lie on another there: hidden, its cubes are one or two more than counted
             most = most_in_reserve(players, colour) if players else 40
             doubtful[colour] = (f"{MAY_LIE}: {tray.count}?",

@@ -515,7 +515,7 @@ class BoardReader:
             out[zid] = self.base._count(i, self.tray_seen(crops[i], i, canonical, diff), foot)
         out = agreed(out)  # (each tray's count against its area, in the calibration's tops or the frame's)
         out = {zid: self._explained(g.count_ids.index(zid), c, diff) for zid, c in out.items()}
-        return self.base._unstacked(out) if self.base.spread_stacked else out
+        return self.base._unstacked(out, enrolled=True) if self.base.spread_stacked else out
 
     def _explained(self, i: int, c: CountReading, diff: Difference) -> CountReading:
         """``c``, or no count where much of tray ``i`` is unlike the enrolled board beyond what the cubes counted

@@ -481,19 +481,21 @@ class Reader:
         centre = np.array([[[w / 2, h / 2]]], np.float64)
         return cv2.perspectiveTransform(centre, np.linalg.inv(location.homography))[0, 0]
 
-    def _unstacked(self, counts: dict[str, CountReading]) -> dict[str, CountReading]:
+    def _unstacked(self, counts: dict[str, CountReading], enrolled: bool = False) -> dict[str, CountReading]:
         """The counts where a cube may lie on another taken back: the learned test over the signs
         (``vision.stacked_model``: a side two layers long, a lower cube's top showing, tops overlapping, cut or
         in a shadow, a long shadow...),
-        measured against one layer's side and shadow over the frame's trays. The trays still counted keep how
-        likely it is (``doubt``), for the referee."""
+        measured against one layer's side and shadow over the frame's trays (``enrolled``: read against an enrolled
+        board, with the test learnt there). The trays still counted keep how likely it is (``doubt``) and whether
+        the referee should doubt them (``in_doubt``)."""
         frame = stacked.Frame.of([list(c.sides) for c in counts.values()], [c.shadows for c in counts.values()])
         out = {}
         for zid, c in counts.items():
             if c.count is not None:
-                doubt = stacked_model.doubt(c, frame, COUNT_PX_PER_MM)
-                c = replace(c, doubt=doubt)
-                if doubt >= stacked_model.shipped().threshold:
+                model = stacked_model.shipped(enrolled)
+                doubt = stacked_model.doubt(c, frame, COUNT_PX_PER_MM, enrolled)
+                c = replace(c, doubt=doubt, in_doubt=doubt >= model.unsure)
+                if doubt >= model.threshold:
                     labels = list(c.by_label) or ["pieces"]
                     c = CountReading(None, 0.0, {}, c.pieces_area, reason=f"spread the {' and '.join(labels)} pile: "
                                      f"a cube seems to lie on another", sides=c.sides, doubt=doubt)

@@ -33,6 +33,7 @@ class CountReading:
     shadows: Any = None  # the shadow past each counted cube, many ways round (vision.stacked.Shadows)
     shaded: tuple[float, ...] = ()  # the share of each counted cube's top in a shadow (vision.stacked.shaded_tops)
     doubt: float = 0.0  # where the stacked test ran: how likely a cube lies on another (vision.stacked_model)
+    in_doubt: bool = False  # counted, but at the test's ``unsure`` or more: the referee asks it where it matters
     # the tray as the stacked test sees it (vision.stacked_crops), where it runs (an array: neither compared nor shown)
     picture: Any = field(default=None, compare=False, repr=False)
     # each label's lit tops' area in pieces, before the check against the frame's unit (vision.count.agreed); {}

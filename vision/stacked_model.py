@@ -22,6 +22,10 @@ from vision import stacked, stacked_crops
 from vision.place_model import conv3_windows, max_pool2
 
 MODEL_PATH = Path(__file__).parent / "models" / "stacked.npz"
+# The test read against an enrolled board (``BoardReader.counts``): learnt on the layout's board and on enrolled
+# faces, the cubes' shadows kept. On the layout's own board it tells stacked trays apart less well than the one
+# learnt there alone, whose doubt the referee's end-games are judged by; each board keeps the test that suits it.
+ENROLLED_PATH = Path(__file__).parent / "models" / "stacked_enrolled.npz"
 NAMES = ("side", "stray", "least share", "typical share", "closest", "shadow", "shadow mm", "short", "cubes",
          "shaded", "shaded 2nd", "shaded sum", "sure", "faint")
 N_FEATURES = len(NAMES)
@@ -58,7 +62,7 @@ def _shadow(s, frame: stacked.Frame, px_per_mm: float) -> tuple[float, float]:
     return (longest / ref if ref > 0 else 1.0), (longest - ref) / px_per_mm
 
 
-def doubt(c, frame: stacked.Frame, px_per_mm: float) -> float:
+def doubt(c, frame: stacked.Frame, px_per_mm: float, enrolled: bool = False) -> float:
     """How likely a cube lies on another in a counted tray: the shipped model's probability, at least its
     ``unsure`` where the squares seem not one layer's (``stacked.not_one_layer``). Those signs are among the
     model's inputs, and alone they are seen on single layers as often as on trays the model lets through: at
@@ -66,7 +70,7 @@ def doubt(c, frame: stacked.Frame, px_per_mm: float) -> float:
     layer trays and 269 stacked: asked alone, they left 21 single layers counted right uncounted, 16 to 18
     cubes mostly, for one stacked tray the model did not ask, at 0.42). Such a tray is counted, and kept in the
     referee's doubt: a cube may yet lie on another."""
-    model = shipped()
+    model = shipped(enrolled)
     p = float(model.probability(features(c, frame, px_per_mm)[None],
                                 None if not model.convs else np.asarray(c.picture)[None])[0])
     return max(p, model.unsure) if stacked.not_one_layer(c) else p
@@ -141,6 +145,7 @@ class StackedModel:
         return np.concatenate([h.max(axis=(1, 2)), h.mean(axis=(1, 2))], axis=1)
 
 
-@lru_cache(maxsize=1)
-def shipped() -> StackedModel:
-    return StackedModel.load()
+@lru_cache(maxsize=2)
+def shipped(enrolled: bool = False) -> StackedModel:
+    """The test for trays read against an enrolled board (``enrolled``) or the layout's own."""
+    return StackedModel.load(ENROLLED_PATH if enrolled else MODEL_PATH)

@@ -209,7 +209,8 @@ def test_a_tray_counted_where_a_cube_may_lie_on_another_is_asked_only_where_it_d
     def trays(grey_doubt: float, blue_doubt: float) -> dict:
         counts = {"grey": (5, grey_doubt), "blue": (11, blue_doubt), "orange": (7, 0.0), "yellow": (0, 0.0),
                   "green": (0, 0.0)}
-        return {f"reserve-{c}": CountReading(n, 1.0, {c: n}, float(n), doubt=d) for c, (n, d) in counts.items()}
+        return {f"reserve-{c}": CountReading(n, 1.0, {c: n}, float(n), doubt=d, in_doubt=d >= 0.5)
+                for c, (n, d) in counts.items()}
 
     colours = ["grey", "blue", "orange", "yellow", "green"]
     counts, origin, doubtful = tray_counts(trays(0.0, 0.0), colours, {}, PLAYERS)
