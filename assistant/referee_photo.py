@@ -116,8 +116,8 @@ def tray_counts(trays: dict, colours: list[str], hand: dict[str, int], players=N
                 ) -> tuple[dict[str, int], dict[str, str], dict[str, tuple[str, list[int]]]]:
     """(count per colour, where each came from, the trays in doubt: colour -> (why, the counts it may hold))
     from the photo's ``trays`` (zone id -> ``CountReading``) and the counts given by ``hand``. A tray counted
-    where a cube may yet lie on another (the stacked test's ``doubt`` at its ``unsure`` or more) is in doubt
-    too: its cubes are the count or up to ``HIDDEN_UNDER`` more. Trays in doubt that, given the ``players``,
+    where a cube may yet lie on another (``in_doubt``: the stacked test's ``doubt`` at its ``unsure`` or more) is
+    in doubt too: its cubes are the count or up to ``HIDDEN_UNDER`` more. Trays in doubt that, given the ``players``,
     change no school place nor the winner whatever they hold are not asked: each takes the middle of the
     counts it may hold (such a counted tray, its count), its origin saying so."""
     from vision.reading import low_confidence

@@ -489,10 +489,10 @@ class Reader:
         board, with the test learnt there). The trays still counted keep how likely it is (``doubt``) and whether
         the referee should doubt them (``in_doubt``)."""
         frame = stacked.Frame.of([list(c.sides) for c in counts.values()], [c.shadows for c in counts.values()])
+        model = stacked_model.shipped(enrolled)
         out = {}
         for zid, c in counts.items():
             if c.count is not None:
-                model = stacked_model.shipped(enrolled)
                 doubt = stacked_model.doubt(c, frame, COUNT_PX_PER_MM, enrolled)
                 c = replace(c, doubt=doubt, in_doubt=doubt >= model.unsure)
                 if doubt >= model.threshold:

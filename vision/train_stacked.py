@@ -113,6 +113,7 @@ def examples(seed: int, light: str, tables: int, frames: int, boards: tuple = LA
     for t in range(tables):
         scale = None if t % 2 == 0 else float(rng.uniform(0.8, 1.2))
         board = boards[(t + LIGHTS.index(light)) % len(boards)]
+        kind = BOARDS.index(board) if board in BOARDS else -1
         c, style = table(layout, light, rng, STACKED_SHARE, scale=scale, board=board)
         calibration = table_calibration(layout, c, style, light, rng)
         if calibration is None:
@@ -132,7 +133,7 @@ def examples(seed: int, light: str, tables: int, frames: int, boards: tuple = LA
                 label = next(lb for lb in reader._count_labels[i] if lb != "empty")
                 xs.append(x)
                 ys.append(truth["piles"][zid]["stacked"])
-                kinds.append(BOARDS.index(board) if board in BOARDS else -1)
+                kinds.append(kind)
                 crops.append(reader.crops[i])
                 protos.append(reader.model.prototypes_bgr[label])
                 feet.append((reader._foot(frame, location) - reader.geometry.count_rects_mm[i][:2]) * COUNT_PX_PER_MM

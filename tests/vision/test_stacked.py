@@ -128,3 +128,24 @@ def test_train_stacked_learns_from_kept_trays_and_refuses_a_damaged_file(cli, tm
     kept.write_bytes(b"damaged")
     code, _, err = cli("train-stacked", "--examples", str(kept), "--out", str(out))
     assert code == 2 and "not the trays train-stacked keeps" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_enrolled_boards_test_asks_most_stacked_trays_and_doubts_on_the_face_that_shows_them_least():
+    # --enrolled: the threshold where STACKED_ASKED of the stacked trays are asked (not a share of single layers),
+    # the referee's unsure the lowest STACKED_MISSED quantile over each enrolled face; the layout's board (kind 0),
+    # whose end-games keep their own test, does not set it.
+    from vision.train_stacked import MIN_KIND, STACKED_ASKED, STACKED_MISSED, _thresholds
+
+    rng = np.random.default_rng(1)
+    n = 4 * MIN_KIND
+    y = np.tile([True, False], 3 * n)
+    board = np.repeat(np.arange(3), 2 * n).astype(np.int8)
+    p = np.where(y, rng.uniform(0.3, 1.0, 6 * n), rng.uniform(0.0, 0.5, 6 * n))
+    p[y & (board == 0)] -= 0.12  # the layout's board shows its stacked trays least: not this test's doubt
+    p[y & (board == 2)] -= 0.08  # an illustrated face less than a plain one
+    model = _thresholds(stacked_model.StackedModel.__new__(stacked_model.StackedModel), p, y, board, enrolled=True)
+    assert (p[y] >= model.threshold).mean() == pytest.approx(STACKED_ASKED, abs=0.01)
+    assert model.unsure == pytest.approx(np.quantile(p[y & (board == 2)], STACKED_MISSED))
+    assert model.unsure > np.quantile(p[y & (board == 0)], STACKED_MISSED)
+    layout = _thresholds(stacked_model.StackedModel.__new__(stacked_model.StackedModel), p, y, board)
+    assert layout.unsure < model.unsure and (p[~y] >= layout.threshold).mean() < (p[~y] >= model.threshold).mean()
