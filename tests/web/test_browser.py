@@ -254,7 +254,9 @@ def test_set_up_wizard_end_to_end(board_table, browser, alchemists_table):
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
     page.goto(table.url + "setup")
-    assert page.is_hidden("#steps")  # nothing of the set-up without the PIN
+    assert page.is_hidden("#steps")  # nothing of the set-up without the PIN, from the first paint
+    page.wait_for_load_state("networkidle")  # and still nothing once the page has asked the table's status
+    assert page.is_hidden("#steps")
     table.hub.wheel = ("alchimiste", "chaudron", "alchymia", "alchemists")  # as `run` sets them
     table.hub.picked_layouts = {}
     unlock(page, table.hub.pin)
