@@ -7,7 +7,8 @@ One JSON file per board and camera, each part optional::
      "top_area_mm2": {"bone": 236.0, ...},              # one piece's visible top, from count zones
      "corners": [[x, y], [x, y], [x, y], [x, y]],       # board corners in the image (no-marker fallback)
      "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]},
-     "board": {"px_per_mm": 1.2, "png": "<base64>"},    # the empty board as this camera sees it (canonical)
+     "board": {"px_per_mm": 1.2, "png": "<base64>",     # the empty board as this camera sees it (canonical),
+               "lens": {...}},                          # and the lens estimated from its markers (no "camera")
      "pieces": {"bone": {"lab": [L, a, b], "area_mm2": 240.0}, ...},  # pieces against that board
      "tops_unlearnt": {"grey": "cube size not learnt: ..."}}  # pieces whose top the trays could not tell
 
@@ -76,15 +77,21 @@ class LensModel:
 class BoardImage:
     """The empty board as the camera saw it, warped to the canonical top-down image (BGR uint8) at
     ``px_per_mm``; stored in the calibration file as a PNG (lossless: it is the reference every frame is
-    compared with)."""
+    compared with). ``lens``: the camera's lens as estimated from the board's markers at enrolment, when no
+    lens was calibrated (an empty board shows every marker: a frame with a hand over some may not show enough
+    to estimate it again, and is fitted through this one; ``vision.locate.Locator``)."""
     image: np.ndarray
     px_per_mm: float
+    lens: LensModel | None = None
 
     def to_dict(self) -> dict[str, Any]:
         ok, png = cv2.imencode(".png", self.image)
         if not ok:
             raise CalibrationError("board: cannot encode the board image")
-        return {"px_per_mm": self.px_per_mm, "png": base64.b64encode(png.tobytes()).decode("ascii")}
+        out = {"px_per_mm": self.px_per_mm, "png": base64.b64encode(png.tobytes()).decode("ascii")}
+        if self.lens is not None:
+            out["lens"] = self.lens.to_dict()
+        return out
 
 
 @dataclass(frozen=True)
@@ -172,18 +179,7 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
                 isinstance(p, list) and len(p) == 2 and all(isinstance(v, int | float) for v in p) for p in corners)):
             raise fail("corners", "expected four [x, y] image points")
         corners = tuple((float(p[0]), float(p[1])) for p in corners)
-    camera = None
-    if data.get("camera") is not None:
-        cam = data["camera"]
-        try:
-            matrix = np.array(cam["matrix"], np.float64).reshape(3, 3)
-            dist = np.array(cam["distortion"], np.float64).ravel()
-            size = (int(cam["image_size"][0]), int(cam["image_size"][1]))
-        except (KeyError, TypeError, ValueError, IndexError):
-            raise fail("camera", "expected matrix (3 x 3), distortion (list) and image_size [w, h]") from None
-        if not np.isfinite(matrix).all() or not np.isfinite(dist).all() or dist.size < 4:
-            raise fail("camera", "matrix and distortion must be finite, distortion at least k1 k2 p1 p2")
-        camera = LensModel(matrix, dist, size)
+    camera = _parse_lens(data.get("camera"), fail, "camera")
     board = _parse_board(data.get("board"), fail)
     pieces = {}
     raw_pieces = data.get("pieces") or {}
@@ -206,6 +202,20 @@ def _finite(v: Any) -> bool:
     return not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(v)
 
 
+def _parse_lens(raw: Any, fail, key: str) -> LensModel | None:
+    if raw is None:
+        return None
+    try:
+        matrix = np.array(raw["matrix"], np.float64).reshape(3, 3)
+        dist = np.array(raw["distortion"], np.float64).ravel()
+        size = (int(raw["image_size"][0]), int(raw["image_size"][1]))
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise fail(key, "expected matrix (3 x 3), distortion (list) and image_size [w, h]") from None
+    if not np.isfinite(matrix).all() or not np.isfinite(dist).all() or dist.size < 4:
+        raise fail(key, "matrix and distortion must be finite, distortion at least k1 k2 p1 p2")
+    return LensModel(matrix, dist, size)
+
+
 def _parse_board(raw: Any, fail) -> BoardImage | None:
     if raw is None:
         return None
@@ -219,7 +229,9 @@ def _parse_board(raw: Any, fail) -> BoardImage | None:
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     if image is None:
         raise fail("board.png", "not a PNG image")
-    return BoardImage(image, float(raw["px_per_mm"]))
+    if raw.get("lens") is not None and not isinstance(raw["lens"], dict):
+        raise fail("board.lens", f"expected an object, got {type(raw['lens']).__name__}")
+    return BoardImage(image, float(raw["px_per_mm"]), _parse_lens(raw.get("lens"), fail, "board.lens"))
 
 
 def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:

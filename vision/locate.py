@@ -27,6 +27,7 @@ asked, and finds the board again by full detection when the check fails (a bumpe
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 
 import cv2
@@ -41,11 +42,11 @@ MAX_RESIDUAL_PX = 4.0
 RANSAC_PX = 12.0  # before the lens is estimated, barrel distortion alone can put a good corner this far out
 RADIAL_MIN_MARKERS = 5  # four corner markers leave it to the markers' shapes: too noisy, and zones lie inside them
 # k1 with radii normalised by the frame's half diagonal. A wide lens (the Pi's 120-degree camera) bends the
-# frame's corners by more than -0.4 in these units; the renderer's cameras span -0.77 to 0.26 (364 tables).
-# (Searched to -1.5 in session 43, for a rendered lens of -0.99: the referee's photos of the tests then took
-# other lenses and miscounted their trays. One coefficient that strong folds back inside the frame (its radius
-# peaks at 0.39 of the half diagonal); the renderer's lens there is no real lens either.)
-RADIAL_RANGE = (-0.8, 0.3)
+# frame's corners by more than -0.4 in these units; the renderer's cameras span -0.77 to 0.26 (364 tables), and
+# a low camera over the large mat -0.99 and more. (Session 43 searched to -1.5 and the referee's photos of the
+# tests took strong lenses: a coefficient that strong folds back inside the frame, and a marker past the fold
+# fits spuriously well. ``estimate_radial`` now tries no lens under which a marker lies past it.)
+RADIAL_RANGE = (-1.5, 0.3)
 RADIAL_STEP = 0.05  # the coarse search's step, before the golden refinement within one step either side
 CLOSE_SIDES_PX = (48.0, 72.0, 96.0)  # a missing marker smaller than the first is looked for again, enlarged
 
@@ -168,7 +169,15 @@ def _fit_rms(board: np.ndarray, image: np.ndarray) -> tuple[np.ndarray, float]:
 
 def estimate_radial(board: np.ndarray, image: np.ndarray, image_size: tuple[int, int]) -> LensModel:
     """The one-coefficient lens under which ``image`` points are best one homography of ``board``."""
+    # A barrel lens's distorted radius peaks (at 2/3 of the radius where it folds back, 1 / sqrt(-3 k)): no ray
+    # reaches a point farther out, so a coefficient under which a marker lies past that peak is no lens of this
+    # camera (undistorting it there gives a point of the fold, whose fit may look good).
+    w, h = image_size
+    farthest = float(np.max(np.hypot(image[:, 0] - w / 2, image[:, 1] - h / 2)) / (np.hypot(w, h) / 2))
+
     def cost(k: float) -> float:
+        if k < 0 and farthest >= (2 / 3) / math.sqrt(-3 * k):
+            return math.inf
         return _fit_rms(board, radial_lens(k, image_size).undistort_points(image))[1]
 
     ks = np.linspace(*RADIAL_RANGE, round((RADIAL_RANGE[1] - RADIAL_RANGE[0]) / RADIAL_STEP) + 1)
@@ -303,9 +312,14 @@ class Locator:
     >>> location = locator.locate(frame)          # doctest: +SKIP
     """
 
-    def __init__(self, layout: Layout, lens: LensModel | None = None, corners_px=None, recheck_every: int = 30):
+    def __init__(self, layout: Layout, lens: LensModel | None = None, corners_px=None, recheck_every: int = 30,
+                 enrolled_lens: LensModel | None = None):
         self.layout = layout
         self.lens = lens
+        # The lens estimated from the empty board's markers at enrolment (``BoardImage.lens``): a frame that shows
+        # too few markers to estimate it (a sleeve over two) is fitted through it; one that shows enough is
+        # fitted through its own estimate, as before.
+        self.enrolled_lens = enrolled_lens
         self.corners_px = corners_px
         self.recheck_every = recheck_every
         self.location: Location | None = None
@@ -340,6 +354,10 @@ class Locator:
         self._since_check = 0
         detections = look_closer(frame, self.layout, detect_markers(frame))
         found = fit_homography(self.layout, detections, self.lens, (frame.shape[1], frame.shape[0]))
+        if self.lens is None and found.lens is None and self.enrolled_lens is not None:
+            through = fit_homography(self.layout, detections, self.enrolled_lens)
+            if through.found:
+                found = through
         if found.found:
             self._held = 0
             if found.lens is not self.lens and cached is not None and cached.found and cached.lens is not None \

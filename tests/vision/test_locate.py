@@ -149,13 +149,15 @@ def test_markers_a_dozen_pixels_wide_in_dim_light_show_where_the_detector_decode
     # The pose of fresh seed 19530's t006, its empty board enrolled in dim light: the six markers, 16-26 px
     # wide, are decoded and fitted within a pixel, but the pattern read at their cells' centres (under 3 px
     # apart) missed two of them, and `calibrate board` refused the board ("only 4 of the 6 markers show
-    # clearly").
+    # clearly"). (Its lens, k1 -0.236, is drawn here at -0.2: since the renderer draws such a lens truly, not
+    # folded back, -0.236 bends the frame's corners past what the locator's one-coefficient search reaches;
+    # docs/vision.md leaves that open.)
     from vision.board import enrol_board
     from vision.locate import check_markers
     from vision.render import Pose
 
     pose = Pose(height_mm=559, target_mm=(438, 308), tilt_deg=11.1, tilt_towards_deg=164.5, yaw_deg=171.2,
-                fill=0.80, k1=-0.236, k2=-0.006)
+                fill=0.80, k1=-0.2, k2=-0.006)
     layout, frame, _ = rendered("alchimiste", "dim", 4, pose=pose)
     location = Locator(layout).locate(frame)
     assert sorted(location.markers) == [0, 1, 2, 3, 4, 5]

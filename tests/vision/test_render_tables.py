@@ -242,3 +242,39 @@ def test_a_stacked_seal_shows_the_upper_seal_on_top():
         x, y = camera.project(seen)[0]
         patch = frame[round(y) - 1:round(y) + 2, round(x) - 1:round(x) + 2].reshape(-1, 3).mean(0)
         assert patch[0] < 0.5 * patch[2], space
+
+
+@pytest.mark.parametrize("k1, k2", [(-0.226, -0.008), (-0.05, 0.01)])
+def test_every_pixel_of_a_strong_wide_lens_shows_where_its_camera_says(k1, k2):
+    """A wide lens over the large Alchimiste mat (dev seed 19262's table t006: OpenCV's radial model folds
+    back inside that frame). Each pixel shows the board point the truth's camera projects onto it, so no
+    second copy of the board's edge and its markers appears in the corners; past the lens's image circle the
+    frame is dark. A milder lens folds nowhere in the frame, and is drawn as before."""
+    from vision.render.camera import FRAME_SIZE, warp_to_frame
+
+    layout = load_layout("alchimiste")
+    pose = Pose(height_mm=561.0, target_mm=(352.4, 264.8), tilt_deg=11.1, tilt_towards_deg=97.3, yaw_deg=-171.3,
+                fill=0.68, k1=k1, k2=k2)
+    camera = make_camera(pose, layout.size)
+    # A texture of its own board coordinates (millimetres, 2 px/mm, margin around): the frame then tells
+    # which board point each pixel shows.
+    scale, margin = 2.0, 600.0
+    w, h = (int((s + 2 * margin) * scale) for s in layout.size)
+    ys, xs = np.mgrid[:h, :w].astype(np.float32)
+    texture = np.dstack([xs / scale - margin, ys / scale - margin, np.ones_like(xs)])
+    from_mm = np.array([[scale, 0, scale * margin], [0, scale, scale * margin], [0, 0, 1.0]])
+    frame = warp_to_frame(texture, from_mm, camera, (-1, -1, -1))
+    shown = frame[..., 2] > 0.999  # pixels showing the texture whole (not its border, not the lens's barrel)
+    fw, fh = FRAME_SIZE
+    py, px = np.mgrid[8:fh - 8:16, 8:fw - 8:16]
+    at = shown[py, px]
+    points = frame[py[at], px[at], :2]
+    miss = np.linalg.norm(camera.project(points) - np.stack([px[at], py[at]], axis=1), axis=1)
+    # (within a pixel or two: the renderer interpolates the lens over 8-pixel blocks, steep near the circle)
+    assert np.percentile(miss, 99) < 1.5 and miss.max() < 3.0, miss.max()
+    dark = frame[..., 2] == 0
+    if k1 < -0.1:
+        assert dark[0, 0] and dark[-1, -1] and dark.mean() > 0.2  # the image circle's corners
+        assert shown[fh // 2, fw // 2]
+    else:
+        assert not dark.any()

@@ -100,9 +100,13 @@ def make_camera(pose: Pose, board_size: tuple[float, float]) -> Camera:
 
 
 @functools.lru_cache(maxsize=8)
-def _ideal_grid(K_key: tuple, dist_key: tuple) -> tuple[np.ndarray, np.ndarray]:
+def _ideal_grid(K_key: tuple, dist_key: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """For every sensor pixel, the ideal (undistorted) pixel it sees; computed on a coarse grid and
-    interpolated, since distortion is smooth."""
+    interpolated, since distortion is smooth. And the pixels beyond the lens's image circle (None: none).
+
+    OpenCV's radial model bends back past the radius where its distortion stops growing: a strong barrel lens
+    over a wide frame would show the scene folded back in the frame's corners (a second copy of the board's
+    edge, its markers included). No lens does; past that radius the sensor sees the lens's barrel, dark."""
     K = np.array(K_key).reshape(3, 3)
     dist = np.array(dist_key)
     w, h = FRAME_SIZE
@@ -115,9 +119,42 @@ def _ideal_grid(K_key: tuple, dist_key: tuple) -> tuple[np.ndarray, np.ndarray]:
                          (np.arange(by) * step + (step - 1) / 2).astype(np.float32))
     pts = np.stack([gx, gy], axis=-1).reshape(-1, 1, 2)
     ideal = cv2.undistortPoints(pts, K, dist, P=K).reshape(by, bx, 2)
+    circle = _mend_far_out(ideal, np.stack([gx, gy], axis=-1), K, dist)
     full_x = cv2.resize(ideal[..., 0], (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
     full_y = cv2.resize(ideal[..., 1], (bx * step, by * step), interpolation=cv2.INTER_LINEAR)[:h, :w]
-    return full_x, full_y
+    outside = None
+    if circle is not None:
+        yy, xx = np.ogrid[:h, :w]
+        outside = np.hypot((xx - K[0, 2]) / K[0, 0], (yy - K[1, 2]) / K[1, 1]) >= circle
+    return full_x, full_y, outside if outside is not None and outside.any() else None
+
+
+def _mend_far_out(ideal: np.ndarray, sensor: np.ndarray, K: np.ndarray, dist: np.ndarray) -> float | None:
+    """Mends ``ideal`` (in place) where OpenCV's iterations did not land on the point that distorts to the
+    ``sensor`` pixel, or landed past the fold (far out, where the distortion is strong), by inverting the
+    radial model along its rising part; returns the image circle's radius (normalised: the most that part
+    reaches), None if all landed well."""
+    k1, k2 = float(dist[0]), float(dist[1])
+    f, (cx, cy) = K[0, 0], (K[0, 2], K[1, 2])
+    x, y = (ideal[..., 0] - cx) / f, (ideal[..., 1] - cy) / f
+    r2 = x * x + y * y
+    gain = 1 + k1 * r2 + k2 * r2 * r2
+    radius = np.linspace(0.0, 4.0, 40001)
+    distorted = radius * (1 + k1 * radius ** 2 + k2 * radius ** 4)
+    falls = np.flatnonzero(np.diff(distorted) <= 0)
+    rising = falls[0] + 1 if len(falls) else len(radius)
+    radius, distorted = radius[:rising], distorted[:rising]
+    # (off: not landed, or landed on the part that bends back, which no ray reaches first)
+    off = (np.hypot(x * gain * f + cx - sensor[..., 0], y * gain * f + cy - sensor[..., 1]) > 0.05) | (
+        r2 > radius[-1] ** 2)
+    if not off.any():
+        return None
+    sx, sy = (sensor[..., 0] - cx) / f, (sensor[..., 1] - cy) / f
+    seen = np.hypot(sx, sy)
+    scale = np.interp(seen, distorted, radius) / np.maximum(seen, 1e-12)
+    ideal[..., 0] = np.where(off, sx * scale * f + cx, ideal[..., 0])
+    ideal[..., 1] = np.where(off, sy * scale * f + cy, ideal[..., 1])
+    return float(distorted[-1])
 
 
 def warp_to_frame(texture: np.ndarray, texture_from_mm: np.ndarray, camera: Camera,
@@ -128,10 +165,13 @@ def warp_to_frame(texture: np.ndarray, texture_from_mm: np.ndarray, camera: Came
     if not camera.dist.any():
         return cv2.warpPerspective(texture, frame_from_texture, (w, h), flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_CONSTANT, borderValue=border)
-    ix, iy = _ideal_grid(tuple(camera.K.ravel()), tuple(camera.dist.ravel()))
+    ix, iy, outside = _ideal_grid(tuple(camera.K.ravel()), tuple(camera.dist.ravel()))
     T = np.linalg.inv(frame_from_texture)
     den = T[2, 0] * ix + T[2, 1] * iy + T[2, 2]
     mx = ((T[0, 0] * ix + T[0, 1] * iy + T[0, 2]) / den).astype(np.float32)
     my = ((T[1, 0] * ix + T[1, 1] * iy + T[1, 2]) / den).astype(np.float32)
-    return cv2.remap(texture, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                     borderValue=border)
+    frame = cv2.remap(texture, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                      borderValue=border)
+    if outside is not None:
+        frame[outside] = 0.0  # (the lens's barrel)
+    return frame
