@@ -9,6 +9,7 @@ One JSON file per board and camera, each part optional::
      "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]},
      "board": {"px_per_mm": 1.2, "png": "<base64>",     # the empty board as this camera sees it (canonical),
                "lens": {...}},                          # and the lens estimated from its markers (no "camera")
+     "estimated_lens": {...},                           # the lens estimated from the calibration frame's markers
      "pieces": {"bone": {"lab": [L, a, b], "area_mm2": 240.0}, ...},  # pieces against that board
      "tops_unlearnt": {"grey": "cube size not learnt: ..."}}  # pieces whose top the trays could not tell
 
@@ -117,6 +118,17 @@ class Calibration:
     # labels whose one top ``calibrate colours`` could not learn (its calibration trays disagreed), each with the
     # reason: their trays are left uncounted with it (``vision.learn._top_areas``)
     tops_unlearnt: dict[str, str] = field(default_factory=dict)
+    # the lens ``calibrate colours`` estimated from the calibration frame's markers, with no lens calibrated: a
+    # frame showing too few markers to estimate its own is fitted through it (``vision.locate.Locator``)
+    estimated_lens: LensModel | None = None
+
+    @property
+    def fallback_lens(self) -> LensModel | None:
+        """The lens a frame showing too few markers is fitted through: the empty board's, else the calibration
+        frame's (both estimated from every marker of the layout)."""
+        if self.board is not None and self.board.lens is not None:
+            return self.board.lens
+        return self.estimated_lens
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": KIND, "layout": self.layout}
@@ -134,6 +146,8 @@ class Calibration:
             out["pieces"] = {k: v.to_dict() for k, v in self.pieces.items()}
         if self.tops_unlearnt:
             out["tops_unlearnt"] = dict(self.tops_unlearnt)
+        if self.estimated_lens is not None:
+            out["estimated_lens"] = self.estimated_lens.to_dict()
         return out
 
     def save(self, path: str | Path) -> None:
@@ -160,7 +174,7 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
         raise fail("layout", "missing")
     if layout_name is not None and layout != layout_name:
         raise fail("layout", f"made for layout {layout!r}, not {layout_name!r}")
-    for key in ("colours", "top_area_mm2", "camera"):
+    for key in ("colours", "top_area_mm2", "camera", "estimated_lens"):
         if data.get(key) is not None and not isinstance(data[key], dict):
             raise fail(key, f"expected an object, got {type(data[key]).__name__}")
     colours = {}
@@ -195,7 +209,8 @@ def parse_calibration(data: Any, source: str, layout_name: str | None = None) ->
     unlearnt = data.get("tops_unlearnt") or {}
     if not isinstance(unlearnt, dict) or not all(isinstance(v, str) for v in unlearnt.values()):
         raise fail("tops_unlearnt", "expected an object of label: reason")
-    return Calibration(layout, colours, areas, corners, camera, board, pieces, dict(unlearnt))
+    return Calibration(layout, colours, areas, corners, camera, board, pieces, dict(unlearnt),
+                       _parse_lens(data.get("estimated_lens"), fail, "estimated_lens"))
 
 
 def _finite(v: Any) -> bool:
@@ -240,7 +255,7 @@ def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:
     base = load_calibration(path, layout_name) if path.exists() else Calibration(layout_name)
     values = {"colours": base.colours, "top_area_mm2": base.top_area_mm2, "corners": base.corners,
               "camera": base.camera, "board": base.board, "pieces": base.pieces,
-              "tops_unlearnt": base.tops_unlearnt}
+              "tops_unlearnt": base.tops_unlearnt, "estimated_lens": base.estimated_lens}
     values.update(parts)
     cal = Calibration(layout_name, **values)
     cal.save(path)

@@ -129,12 +129,6 @@ class BoardComparison:
         log = cv2.LUT(image, _LOG)
         square = np.ones((ALIGN_PX, ALIGN_PX), np.uint8)
         self.log_low, self.log_high = cv2.erode(log, square), cv2.dilate(log, square)
-        # Where the enrolment photo's sensor saturated (a lamp's hot spot on a pale board), a channel tells only
-        # that the board is at least that bright there: no frame is brighter than it may be, and the light is not
-        # fitted there (its ratio is biased).
-        over = cv2.dilate((image >= CLIPPED).view(np.uint8), square).view(bool)
-        self.log_high[over] = np.float32(np.log(2.0 ** 16))
-        over_cells = _cell_means(over.any(axis=2), g.grid_px, g.grid_shape).ravel() > 0
         self._log_level = cv2.transform(log, np.full((1, 3), 1 / 3, np.float32))  # log of the board's grey level
         # The board's own edges (its print), as strong as they may show anywhere the warp may put them.
         edges = _edges(self._log_level)
@@ -156,26 +150,23 @@ class BoardComparison:
         rows, cols = g.grid_shape
         self._basis = field_basis(g.grid_centres_mm, layout.size).astype(np.float64)
         self._basis32 = self._basis.astype(np.float32)
-        self._free = np.flatnonzero(g.grid_background.ravel() & ~over_cells)
+        self._free = np.flatnonzero(g.grid_background.ravel())
         self._unmarked = ~g.grid_marker.ravel()
-        self._fits = self._unmarked & ~over_cells  # cells that may tell the light
         self._grid_hw = (rows * g.grid_px, cols * g.grid_px)
         self._local_px = max(3, round(LOCAL_LIGHT_MM * g.px_per_mm) | 1)
 
-    def light(self, grid_means: np.ndarray, hot: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def light(self, grid_means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The fitted light at every grid cell (log ratio frame / board, (cells, 3)) and the cells it was
-        fitted on; not on the ``hot`` cells (the frame saturated there: its ratio is biased low)."""
+        fitted on."""
         # (float32 over the whole grid: a light surface needs no more, and it is most of the fit's cost)
         ratio = np.log(grid_means.astype(np.float32) + np.float32(4.0)) - self._grid_log
-        fits = self._fits if hot is None else self._fits & ~hot
-        free = self._free if hot is None else self._free[~hot[self._free]]
-        cells = free if len(free) >= 12 else np.flatnonzero(fits)
+        cells = self._free if len(self._free) >= 12 else np.flatnonzero(self._unmarked)
         fit, used = self._fit(ratio, _thin(cells))
         # Empty places show the board too: those that agree with the surface join it (more of the board, where
         # the free background is only a margin).
         resid = channel_max(np.abs(ratio - self._basis32 @ fit.astype(np.float32)))
         spread = _spread(resid[used])
-        agree = np.flatnonzero((resid < FIT_SPREADS * spread) & fits)
+        agree = np.flatnonzero((resid < FIT_SPREADS * spread) & self._unmarked)
         if len(agree) > len(used):
             fit, used = self._fit(ratio, _thin(agree))
         return self._basis32 @ fit.astype(np.float32), used
@@ -210,12 +201,9 @@ class BoardComparison:
         rows, cols = g.grid_shape
         integral = cv2.integral(canonical)
         grid = grid_cell_means(integral, g.grid_px, g.grid_shape)
-        # Where the frame's sensor saturated (a hot spot), a channel tells only that the frame is at least as bright.
-        clipped = canonical >= CLIPPED
-        hot = _cell_means(clipped.any(axis=2), g.grid_px, g.grid_shape).ravel() > 0 if clipped.any() else None
-        fitted, used = self.light(grid, hot)
+        fitted, used = self.light(grid)
         if len(used) < 8:  # (the light was fitted on next to nothing: the whole board tells the noise)
-            used = np.flatnonzero(self._fits)
+            used = np.flatnonzero(self._unmarked)
         h, w = canonical.shape[:2]
         gh, gw = self._grid_hw
         # The fitted light at pixel resolution: smooth, so resized from the grid (cells are grid_px squares).
@@ -228,8 +216,6 @@ class BoardComparison:
         # What is left beyond the board's range at each pixel (0 within it): the pixel less the nearest value
         # of the range.
         resid = cv2.subtract(seen, cv2.min(cv2.max(seen, self.log_low), self.log_high))
-        if hot is not None:  # (darker than the board there may only be the ceiling)
-            np.copyto(resid, cv2.max(resid, 0.0), where=clipped)
         resid = cv2.blur(resid, (SMOOTH_PX, SMOOTH_PX))  # a pixel's noise averaged with its neighbours'
         opp = cv2.transform(resid, _TO_OPPONENT)
         bright, c1, c2 = cv2.split(opp)
@@ -324,11 +310,18 @@ def _edges(grey: np.ndarray) -> np.ndarray:
     return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
 
 
-def overexposed(board: BoardImage) -> str | None:
+def overexposed(board: BoardImage, layout: Layout) -> str | None:
     """A warning when much of the enrolled board is at the sensor's ceiling in some channel (a lamp's hot spot),
     else None. It is read there all the same, but only as "at least this bright": a piece as pale as the board
-    may pass unseen there."""
-    share = float((board.image >= CLIPPED).any(axis=2).mean())
+    may pass unseen there. (The markers' white paper is at the ceiling in most light, and is no board.)"""
+    g = board_geometry(layout, board.px_per_mm)
+    h, w = board.image.shape[:2]
+    beside = cv2.dilate(g.grid_marker.astype(np.uint8), np.ones((3, 3), np.uint8))
+    markers = cv2.resize(beside, (g.grid_shape[1] * g.grid_px, g.grid_shape[0] * g.grid_px),
+                         interpolation=cv2.INTER_NEAREST)
+    board_px = np.ones((h, w), bool)
+    board_px[:min(h, markers.shape[0]), :min(w, markers.shape[1])] &= ~markers[:h, :w].view(bool)
+    share = float(((board.image >= CLIPPED).any(axis=2) & board_px).sum() / max(1, board_px.sum()))
     if share < OVEREXPOSED:
         return None
     return (f"{share:.0%} of the board is overexposed in this photo (white at the camera's ceiling): pale pieces "

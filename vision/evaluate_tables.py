@@ -101,7 +101,7 @@ def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibratio
             base = load_calibration(out, layout.name) if out.exists() else None
             learnt = learn_colours(_image(folder / CALIBRATION), layout, base, source=str(folder / CALIBRATION))
             merge_into(out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-                       tops_unlearnt=learnt.tops_unlearnt,
+                       tops_unlearnt=learnt.tops_unlearnt, estimated_lens=learnt.estimated_lens,
                        **({"pieces": learnt.pieces} if learnt.pieces else {}))
         except ValueError as e:
             notes.append(f"{folder.name}: calibrate colours: {e}")

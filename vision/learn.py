@@ -100,7 +100,8 @@ def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = 
             if n > 0 and units.get(label, 0) > 0:
                 ratios.setdefault(label, []).append(units[label] / n)
     return Calibration(layout.name, colours, _top_areas(layout, ratios, palette_model)[0],
-                       None if base is None else base.corners, None if base is None else base.camera)
+                       None if base is None else base.corners, None if base is None else base.camera,
+                       estimated_lens=_estimated(location, base))
 
 
 def _learn_enrolled(frame: np.ndarray, layout: Layout, base: Calibration, source: str) -> Calibration:
@@ -133,7 +134,13 @@ def _learn_enrolled(frame: np.ndarray, layout: Layout, base: Calibration, source
                     ratios.setdefault(label, []).append(units[label] / n)
     tops, unlearnt = _top_areas(layout, ratios, reader.model, any_trays=True)
     return Calibration(layout.name, colours, tops, base.corners, base.camera, base.board, pieces,
-                       tops_unlearnt=unlearnt)
+                       tops_unlearnt=unlearnt, estimated_lens=_estimated(location, base))
+
+
+def _estimated(location, base: Calibration | None):
+    """The lens the calibration frame's markers gave (every marker of the layout set out in view), unless one
+    was calibrated: kept for frames that show too few markers to estimate their own."""
+    return location.lens if base is None or base.camera is None else None
 
 
 def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dict[str, tuple[int, int, int]]:

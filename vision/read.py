@@ -93,7 +93,8 @@ class Reader:
             model = model.with_calibration(_counted_colours(calibration), calibration.top_area_mm2, "calibration")
             lens, corners = calibration.camera, calibration.corners
         self.model = model
-        self.locator = Locator(layout, lens, corners, recheck_every, None if board is None else board.lens)
+        self.locator = Locator(layout, lens, corners, recheck_every,
+                               None if calibration is None else calibration.fallback_lens)
         self.labels = ["empty", *sorted(model.prototypes_bgr)]
         self.prototypes = self._prototype_table()
         g = self.geometry

@@ -77,7 +77,7 @@ def _enrolled(layout):
         merge_into(path, layout.name, board=enrol_board(empty, layout))
         learnt = learn_colours(set_out, layout, load_calibration(path, layout.name))
         merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-                   tops_unlearnt=learnt.tops_unlearnt,
+                   tops_unlearnt=learnt.tops_unlearnt, estimated_lens=learnt.estimated_lens,
                    pieces=learnt.pieces)
         calibration = load_calibration(path, layout.name)
     reader = Reader(layout, calibration, recheck_every=10**9)

@@ -157,7 +157,7 @@ def run_colours(args) -> int:
     learnt = learn_colours(frame, layout, base, source=args.image or "the camera")
     pieces = learnt.pieces
     merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-               tops_unlearnt=learnt.tops_unlearnt,
+               tops_unlearnt=learnt.tops_unlearnt, estimated_lens=learnt.estimated_lens,
                **({"pieces": pieces} if pieces else {}))
     markers = len(detect_markers(frame))
     for label, rgb in sorted(learnt.colours.items()):

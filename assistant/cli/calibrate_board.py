@@ -33,7 +33,7 @@ def run_board(args) -> int:
     merge_into(args.out, layout.name, board=board)
     h, w = board.image.shape[:2]
     print(f"{layout.name}: empty board enrolled ({w} x {h} px at {board.px_per_mm:g} px/mm); stored in {args.out}")
-    warning = overexposed(board)
+    warning = overexposed(board, layout)
     if warning:
         print(f"  {warning}")
     if base is not None and base.colours and not base.pieces:

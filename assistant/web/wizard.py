@@ -152,7 +152,7 @@ def colours(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     path = _path(hub)
     learnt = learn_colours(seen.frame, layout, _base(path, layout.name), source="the live frame")
     calibration = merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-                             tops_unlearnt=learnt.tops_unlearnt,
+                             tops_unlearnt=learnt.tops_unlearnt, estimated_lens=learnt.estimated_lens,
                              **({"pieces": learnt.pieces} if learnt.pieces else {}))
     reading, picture = _reread(seen, layout, calibration)
     return {"step": "colours", "layout": layout.name, "stored": str(path),
@@ -179,7 +179,7 @@ def board(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     labels = {z: reading["zones"].get(z, {}).get("label", "unknown") for z in places}
     return {"step": "board", "layout": layout.name, "stored": str(path), "size": [w, h],
             "px_per_mm": image.px_per_mm, "colours_again": again, "board_found": reading["board_found"],
-            "overexposed": overexposed(image),
+            "overexposed": overexposed(image, layout),
             "learnt": data_url(image.image, 640), "places": len(places),
             "empty": sum(label == "empty" for label in labels.values()),
             "not_empty": {z: label for z, label in labels.items() if label != "empty"},
