@@ -312,8 +312,8 @@ def _edges(grey: np.ndarray) -> np.ndarray:
 
 def overexposed(board: BoardImage, layout: Layout) -> str | None:
     """A warning when much of the enrolled board is at the sensor's ceiling in some channel (a lamp's hot spot),
-    else None. It is read there all the same, but only as "at least this bright": a piece as pale as the board
-    may pass unseen there. (The markers' white paper is at the ceiling in most light, and is no board.)"""
+    else None: the board's true colour is not known there, and a piece as pale as the board may pass unseen.
+    (The markers' white paper is at the ceiling in most light, and is no board.)"""
     g = board_geometry(layout, board.px_per_mm)
     h, w = board.image.shape[:2]
     beside = cv2.dilate(g.grid_marker.astype(np.uint8), np.ones((3, 3), np.uint8))

@@ -313,13 +313,13 @@ class Locator:
     """
 
     def __init__(self, layout: Layout, lens: LensModel | None = None, corners_px=None, recheck_every: int = 30,
-                 enrolled_lens: LensModel | None = None):
+                 stored_lens: LensModel | None = None):
         self.layout = layout
         self.lens = lens
-        # The lens estimated from the empty board's markers at enrolment (``BoardImage.lens``): a frame that shows
-        # too few markers to estimate it (a sleeve over two) is fitted through it; one that shows enough is
-        # fitted through its own estimate, as before.
-        self.enrolled_lens = enrolled_lens
+        # The lens estimated at calibration from every marker (``Calibration.fallback_lens``: the empty board's
+        # or the calibration frame's): a frame that shows too few markers to estimate it (a sleeve over two) is
+        # fitted through it; one that shows enough is fitted through its own estimate, as before.
+        self.stored_lens = stored_lens
         self.corners_px = corners_px
         self.recheck_every = recheck_every
         self.location: Location | None = None
@@ -354,8 +354,8 @@ class Locator:
         self._since_check = 0
         detections = look_closer(frame, self.layout, detect_markers(frame))
         found = fit_homography(self.layout, detections, self.lens, (frame.shape[1], frame.shape[0]))
-        if self.lens is None and found.lens is None and self.enrolled_lens is not None:
-            through = fit_homography(self.layout, detections, self.enrolled_lens)
+        if self.lens is None and found.lens is None and self.stored_lens is not None:
+            through = fit_homography(self.layout, detections, self.stored_lens)
             if through.found:
                 found = through
         if found.found:
