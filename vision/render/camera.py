@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from calibration.store import LensModel
+
 FRAME_SIZE = (1280, 960)  # width, height in pixels
 
 
@@ -136,17 +138,15 @@ def _mend_far_out(ideal: np.ndarray, sensor: np.ndarray, K: np.ndarray, dist: np
     reaches), None if all landed well."""
     k1, k2 = float(dist[0]), float(dist[1])
     f, (cx, cy) = K[0, 0], (K[0, 2], K[1, 2])
-    x, y = (ideal[..., 0] - cx) / f, (ideal[..., 1] - cy) / f
-    r2 = x * x + y * y
-    gain = 1 + k1 * r2 + k2 * r2 * r2
+    r2 = ((ideal[..., 0] - cx) ** 2 + (ideal[..., 1] - cy) ** 2) / (f * f)
     radius = np.linspace(0.0, 4.0, 40001)
     distorted = radius * (1 + k1 * radius ** 2 + k2 * radius ** 4)
     falls = np.flatnonzero(np.diff(distorted) <= 0)
     rising = falls[0] + 1 if len(falls) else len(radius)
     radius, distorted = radius[:rising], distorted[:rising]
     # (off: not landed, or landed on the part that bends back, which no ray reaches first)
-    off = (np.hypot(x * gain * f + cx - sensor[..., 0], y * gain * f + cy - sensor[..., 1]) > 0.05) | (
-        r2 > radius[-1] ** 2)
+    landed = LensModel(K, dist, FRAME_SIZE).distort_points(ideal)
+    off = (np.hypot(*(landed - sensor).transpose(2, 0, 1)) > 0.05) | (r2 > radius[-1] ** 2)
     if not off.any():
         return None
     sx, sy = (sensor[..., 0] - cx) / f, (sensor[..., 1] - cy) / f
