@@ -65,7 +65,7 @@ class _Recorder(Reader):
         self.crops[i] = norm
         return super()._count(i, norm, foot)
 
-    def _unstacked(self, counts):
+    def _unstacked(self, counts, enrolled=False):
         frame = stacked.Frame.of([list(c.sides) for c in counts.values()], [c.shadows for c in counts.values()])
         self.rows = {zid: stacked_model.features(c, frame, COUNT_PX_PER_MM)
                      for zid, c in counts.items() if c.count is not None}
