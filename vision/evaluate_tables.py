@@ -1,7 +1,7 @@
 """Scoring table sets (``render --tables``): each table calibrated as a new user would, then read.
 
-For every table folder: the empty board is enrolled (``vision.board.enrol_board``; layouts with only
-card places have none) and the colours learnt from ``calibration.png`` (``vision.learn.learn_colours``),
+For every table folder: the empty board (or card mat) is enrolled (``vision.board.enrol_board``) and the
+colours learnt from ``calibration.png`` (``vision.learn.learn_colours``; card mats have none),
 both merged into a calibration file by ``calibration.store.merge_into`` exactly as ``calibrate board``
 and ``calibrate colours`` do; then every frame is read with one reader per table. A sharp frame is located afresh (every
 frame is scored on its own markers); a blurred frame is read as a session meets it: the position known
@@ -90,7 +90,7 @@ def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibratio
     ``calibrate colours`` on the calibration frame. Returns the calibration (None when nothing could be
     learnt) and a line for each step that failed."""
     notes = []
-    if (folder / EMPTY).is_file() and any(z.kind in ("slot", "count") for z in layout.zones):
+    if (folder / EMPTY).is_file():
         try:
             board = enrol_board(_image(folder / EMPTY), layout)
             merge_into(out, layout.name, board=board)

@@ -179,7 +179,14 @@ class Reader:
             dist = np.hypot(dx, dy)
             self._tray_rings.append(np.flatnonzero((dist >= 8) & (dist <= 24) & g.grid_background.ravel()))
         self.hand_finder = HandFinder(g, layout)
-        self.cards = CardZones(layout, cards)  # card zones: recognised against enrolled cards (vision/cards)
+        # card zones: recognised against enrolled cards (vision/cards); a mat enrolled empty tells what lies on a
+        # place that is no card (a layout of pieces and cards would take its card places' from the board's reader)
+        mat = None
+        if board is not None and not (g.slot_ids or g.count_ids) and any(z.kind == "card" for z in layout.zones):
+            from vision.board import BoardComparison
+
+            mat = BoardComparison(layout, board)
+        self.cards = CardZones(layout, cards, mat)
         self._maps: tuple[bytes, Any] | None = None
         self._count_maps: tuple[bytes, list] | None = None
         self.board_reader = None
@@ -298,7 +305,8 @@ class Reader:
             # Only card places (a card mat): each is cut from the frame on its own and knows a fingertip
             # over its card; the board's light and the hand mask would feed nothing.
             canonical = self.warp(frame, location.homography, location.lens) if keep_canonical else None
-            zones = self.cards.read(frame, location.homography, location.lens) if self.cards else {}
+            zones = self.cards.read(frame, location.homography, location.lens,
+                                    lambda: self.warp(frame, location.homography, location.lens)) if self.cards else {}
             return Reading(self.layout.name, True, location.homography, zones, {}, location.source, canonical,
                            np.zeros(g.grid_shape, bool))
         canonical = self.warp(frame, location.homography, location.lens)

@@ -1,0 +1,96 @@
+"""A card mat enrolled empty (``calibrate board``): a place is ``empty`` only where it still looks like the mat it
+was shown. A hand of the mat's own colour over an empty place reads ``unknown``; an empty place on a mat printed
+with artwork, which the card finder cannot tell from a card's edge, reads ``empty``. (Tables 3 and 9 of `render
+--layout all --set S --tables 16 --frames-per-table 6 --boards both --blur --seed 19562`, a dev seed.)"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from calibration.layout import load_layout
+from calibration.store import Calibration, load_calibration
+from vision.board import enrol_board
+from vision.read import Reader
+from vision.render.state import empty_state
+from vision.render.table import random_table, table_frame
+
+SEED = 19562
+DARK_HAND = (3, "plain", (245567465965268690936435806690356132563, 1, 2507994541), "warm", True)
+
+
+@lru_cache(maxsize=2)
+def _table(index: int, kind: str, frame_state, lighting: str, hand: bool):
+    """(the empty mat, a frame of it) of table ``index`` of the set, drawn from the generator's recorded states."""
+    layout = load_layout("alchymia-crystals")
+    rng = np.random.default_rng([SEED, index])
+    table = random_table(layout, rng, kind)
+    inc = rng.bit_generator.state["state"]["inc"]
+
+    def at(state):
+        rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state[0], "inc": inc},
+                                   "has_uint32": state[1], "uinteger": state[2]}
+
+    empty_at = {3: (168076349129433054152637762708296647253, 1, 384267973),
+                9: (11306381726069361351767748835689556614, 1, 3229946771)}[index]
+    at(empty_at)
+    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+    at(frame_state)
+    frame, truth = table_frame(table, layout, rng, lighting, hand=hand)
+    return layout, empty, frame, truth
+
+
+def test_a_dark_hand_over_an_empty_place_of_a_dark_mat_is_not_read_empty():
+    """A brown hand (skin 74, 49, 38) over the brown mat in warm light, its palm over the air crystal's empty
+    place: the finder sees nothing standing out of the mat's colour there, and read it `empty` at 1.0."""
+    layout, empty, frame, truth = _table(*DARK_HAND)
+    assert truth["zones"]["crystal-air"] == "unknown"
+    assert tuple(truth["conditions"]["hand_mm"]["skin"]) == (74, 49, 38)
+    assert Reader(layout).read(frame).zones["crystal-air"].label == "empty"  # (the mat not enrolled)
+    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
+    under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
+    assert all(reading.zones[zid].label == "unknown" for zid in under), reading.zones
+
+
+def test_empty_places_on_a_mat_printed_with_artwork_read_empty_and_its_cards_do_not():
+    """Dim light over an illustrated mat, three places empty, two holding crystals (no deck enrolled: the cards
+    cannot be named, so they read `unknown`). The finder took the artwork around the empty places for a card's
+    edge: `unknown`."""
+    layout, empty, frame, truth = _table(9, "illustrated", (325934554272104895390018469161111702655, 0, 1203873441),
+                                         "dim", False)
+    empties = [zid for zid, want in truth["zones"].items() if want == "empty"]
+    assert len(empties) == 3
+    before = Reader(layout).read(frame)
+    assert any(before.zones[zid].label != "empty" for zid in empties)
+    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
+    for zid, want in truth["zones"].items():
+        assert reading.zones[zid].label == ("empty" if want == "empty" else "unknown"), (zid, reading.zones[zid])
+
+
+def test_calibrate_board_enrols_a_card_mat(cli, tmp_path):
+    layout, empty, _, _ = _table(*DARK_HAND)
+    cv2.imwrite(str(tmp_path / "mat.png"), empty)
+    code, out, err = cli("calibrate", "board", str(tmp_path / "mat.png"), "--layout", layout.name,
+                         "--out", str(tmp_path / "cal.json"))
+    assert code == 0, err
+    assert "empty board enrolled" in out
+    assert load_calibration(tmp_path / "cal.json", layout.name).board is not None
+
+
+def test_the_set_up_page_enrols_a_card_mat(tmp_path):
+    """The set-up page offers the board step for a card mat too, and reads the mat again with itself: every
+    card place empty."""
+    from types import SimpleNamespace
+
+    from assistant.web import wizard
+
+    layout, empty, _, _ = _table(*DARK_HAND)
+    hub = SimpleNamespace(layouts=[layout], calibration_path=tmp_path / "cal.json", cards_path=None, game="alchymia",
+                          wheel={})
+    offered = {info["name"]: info["board"] for info in wizard.layouts(hub)["layouts"]}
+    assert offered[layout.name]
+    answer = wizard.board(hub, SimpleNamespace(frame=empty), {"layout": layout.name})
+    assert answer["places"] == 5 and answer["empty"] == 5 and not answer["not_empty"]
+    assert load_calibration(tmp_path / "cal.json", layout.name).board is not None
