@@ -46,7 +46,7 @@ def layouts(hub: Any) -> dict[str, Any]:
     for name in names:
         layout = load_layout(name)
         info.append({"name": name, "in_view": name in in_view, "colours": bool(layout.calibration),
-                     "board": True,  # (a card mat too: an empty place is then told from a hand of its colour)
+                     "board": any(z.kind in ("slot", "count") for z in layout.zones),
                      "cards": sorted({z.id for z in layout.zones if z.kind == "card"}),
                      "card_names": sorted({label for z in layout.zones if z.kind == "card" for label in z.labels}
                                           - {"empty", "unknown"})})
@@ -174,8 +174,8 @@ def board(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     reading, picture = _reread(seen, layout, calibration)
     h, w = image.image.shape[:2]
     again = base is not None and bool(base.colours) and not base.pieces
-    places = [z.id for z in layout.zones if z.kind in ("slot", "card")]
-    # The empty board read again with itself: every piece or card place should read empty; any other is named.
+    places = [z.id for z in layout.zones if z.kind == "slot"]
+    # The empty board read again with itself: every piece place should read empty; any other is named.
     labels = {z: reading["zones"].get(z, {}).get("label", "unknown") for z in places}
     return {"step": "board", "layout": layout.name, "stored": str(path), "size": [w, h],
             "px_per_mm": image.px_per_mm, "colours_again": again, "board_found": reading["board_found"],

@@ -78,19 +78,3 @@ def test_calibrate_board_enrols_a_card_mat(cli, tmp_path):
     assert "empty board enrolled" in out
     assert load_calibration(tmp_path / "cal.json", layout.name).board is not None
 
-
-def test_the_set_up_page_enrols_a_card_mat(tmp_path):
-    """The set-up page offers the board step for a card mat too, and reads the mat again with itself: every
-    card place empty."""
-    from types import SimpleNamespace
-
-    from assistant.web import wizard
-
-    layout, empty, _, _ = _table(*DARK_HAND)
-    hub = SimpleNamespace(layouts=[layout], calibration_path=tmp_path / "cal.json", cards_path=None, game="alchymia",
-                          wheel={})
-    offered = {info["name"]: info["board"] for info in wizard.layouts(hub)["layouts"]}
-    assert offered[layout.name]
-    answer = wizard.board(hub, SimpleNamespace(frame=empty), {"layout": layout.name})
-    assert answer["places"] == 5 and answer["empty"] == 5 and not answer["not_empty"]
-    assert load_calibration(tmp_path / "cal.json", layout.name).board is not None
