@@ -25,7 +25,8 @@ def register(sub) -> None:
                    help="board layout (default: the game's); several boards: NAME=LAYOUT each; a card mat "
                         "(chaudron-potions, alchymia-crystals) is one more --layout")
     p.add_argument("--setup", metavar="FILE", help="the game's set-up, JSON (docs/table-<game>.md)")
-    p.add_argument("--calibration", metavar="CAL.json", help="colour and camera calibration")
+    p.add_argument("--calibration", metavar="CAL.json", action="append",
+                   help="colour and camera calibration; again for a card mat enrolled empty, one file per layout")
     p.add_argument("--cards", metavar="DIR", help="enrolled cards (calibrate cards) for card zones (default: "
                                                  "SOURCE/cards if present)")
     p.add_argument("--commands", metavar="FILE", help="button presses, [{\"frame\": N, \"command\": C}] "
@@ -68,7 +69,8 @@ def run(args) -> int:
         from assistant.web import Hub
         from assistant.web.serve import start
 
-        hub = Hub(calibration=args.calibration or out / "calibration.json", cards=cards or out / "cards")
+        hub = Hub(calibration=args.calibration[0] if args.calibration else out / "calibration.json",
+                  cards=cards or out / "cards")
         server = start(args.web, hub, out, lambda m: print(f"alchemy-table: {m}", file=sys.stderr, flush=True))
     try:
         with open_recorded(source_path) as source:

@@ -24,8 +24,9 @@ def register(sub) -> None:
     p.add_argument("--layout", action="append", metavar="[NAME=]LAYOUT",
                    help="board layout (default: the game's); several boards: NAME=LAYOUT each (Alchymia); a "
                         "card mat (chaudron-potions, alchymia-crystals) is one more --layout")
-    p.add_argument("--calibration", metavar="CAL.json", help="colour and camera calibration (calibrate colours); "
-                                                             "default: calibration.file")
+    p.add_argument("--calibration", metavar="CAL.json", action="append",
+                   help="colour and camera calibration (calibrate colours); default: calibration.file; again for a "
+                        "card mat enrolled empty (calibrate board), one file per layout")
     p.add_argument("--realtime", action="store_true",
                    help="over a recorded source (camera.source folder or video), read the frames at their own pace")
     p.add_argument("--cards", metavar="DIR", help="enrolled cards for card zones (default: STATE_DIR/cards if "
@@ -41,8 +42,9 @@ def run(args) -> int:
     from assistant.live.run import run as run_live
 
     config = from_args(args)
+    calibration = args.calibration or ([config["calibration.file"]] if config["calibration.file"] else [])
     return run_live(config, game=args.game, resume_game=args.resume, setup_path=args.setup,
-                    layout_specs=args.layout, calibration=args.calibration or config["calibration.file"] or None,
+                    layout_specs=args.layout, calibration=calibration,
                     journal_override=args.journal,
                     realtime=args.realtime, cards=args.cards, web=args.web,
                     say=lambda message: print(f"alchemy-table: {message}", file=sys.stderr, flush=True))

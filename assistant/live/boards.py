@@ -73,14 +73,21 @@ class Boards:
         return cls([Board("", layout, Reader(layout, calibration))])
 
     @classmethod
-    def from_specs(cls, specs: Sequence[str], calibration: str | None = None,
+    def from_specs(cls, specs: Sequence[str], calibration: str | Sequence[str] | None = None,
                    cards: str | Path | None = None, mat_sets: Sequence[str] = ()) -> Boards:
         """From ``--layout`` values: ``LAYOUT`` for a single board, ``NAME=LAYOUT`` for each of several.
-        A calibration file is used for the boards of the layout it was made for; ``cards`` is the folder of
+        A calibration file is used for the boards of the layout it was made for (one file per layout: the game
+        board's, and a card mat's enrolled empty with ``calibrate board``); ``cards`` is the folder of
         enrolled cards (``calibrate cards``) that card zones are read against. A layout whose zones are all
         card places of ``mat_sets`` (the mode's ``card_mats``) is a card mat, named after its layout unless
         ``NAME=`` says otherwise."""
-        cal = load_calibration(calibration) if calibration else None
+        paths = [calibration] if isinstance(calibration, str | Path) else list(calibration or ())
+        loaded = [(path, load_calibration(path)) for path in paths]
+        cals: dict[str, Calibration] = {}
+        for path, cal in loaded:
+            if cal.layout in cals:
+                raise ValueError(f"{path}: layout: a second calibration for layout {cal.layout!r}")
+            cals[cal.layout] = cal
         library = None
         if cards is not None:
             from vision.cards.store import CardLibrary
@@ -93,10 +100,10 @@ class Boards:
             layout = load_layout(layout_name)
             mat = is_mat(layout, mat_sets)
             boards.append(Board(name.strip() or (layout.name if mat else ""), layout,
-                                Reader(layout, cal if cal is not None and cal.layout == layout.name else None,
-                                       cards=library), mat))
-        if cal is not None and all(b.layout.name != cal.layout for b in boards):
-            raise ValueError(f"{calibration}: layout: made for layout {cal.layout!r}, not for the boards in view")
+                                Reader(layout, cals.get(layout.name), cards=library), mat))
+        for path, cal in loaded:
+            if all(b.layout.name != cal.layout for b in boards):
+                raise ValueError(f"{path}: layout: made for layout {cal.layout!r}, not for the boards in view")
         game_boards = [b for b in boards if not b.mat]
         if not game_boards:
             raise ValueError("--layout: only card mats given; give the game's board too (--layout LAYOUT)")

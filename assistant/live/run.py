@@ -22,7 +22,7 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ def print_step(step: Step, out=None) -> None:
         print(f"{where}: {kind}{event.message}{verdict}", file=out, flush=True)
 
 
-def make_factory(layout_specs: list[str] | None, calibration: str | None,
+def make_factory(layout_specs: list[str] | None, calibration: Sequence[str] = (),
                  cards: str | Path | None = None, layouts: Mapping[str, list[str]] | None = None,
                  picked: Mapping[str, list[str]] | None = None,
                  ) -> Callable[[str, Mapping[str, Any]], tuple[Any, Boards]]:
@@ -141,7 +141,7 @@ def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[P
 
 
 def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str | None,
-        layout_specs: list[str] | None, calibration: str | None, journal_override: str | None,
+        layout_specs: list[str] | None, calibration: Sequence[str], journal_override: str | None,
         say: Callable[[str], None], realtime: bool = False, cards: str | None = None, web: str | None = None) -> int:
     path = journal_path(config, journal_override)
     default_cards = Path(config["table.state_dir"]) / "cards"
@@ -152,7 +152,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
     hub = None
     if listen:
         from assistant.web import Hub
-        hub = Hub(calibration=calibration or Path(config["table.state_dir"]) / "calibration.json",
+        # (the set-up page writes the first file: the game board's)
+        hub = Hub(calibration=calibration[0] if calibration else Path(config["table.state_dir"]) / "calibration.json",
                   cards=cards or default_cards)
     on_step = answered(hub)
     start_game = game or config["table.game"]

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+import pytest
 
 from calibration.layout import load_layout
 from calibration.store import Calibration, load_calibration
@@ -78,3 +79,26 @@ def test_calibrate_board_enrols_a_card_mat(cli, tmp_path):
     assert "empty board enrolled" in out
     assert load_calibration(tmp_path / "cal.json", layout.name).board is not None
 
+
+
+def test_the_live_loop_reads_the_mat_with_its_own_calibration_beside_the_boards(tmp_path):
+    """``run`` and ``replay`` take one calibration file per layout (``--calibration`` again): the game board's, and
+    the mat's enrolled empty; each board of the table reads with its own, and a file for no board in view, or a
+    second file for one layout, is refused with one line."""
+    from assistant.live.boards import Boards
+    from assistant.table import mode_class
+
+    layout, empty, frame, _ = _table(*DARK_HAND)
+    mat = Calibration(layout.name, board=enrol_board(empty, layout))
+    mat.save(tmp_path / "mat.json")
+    Calibration("alchymia").save(tmp_path / "board.json")
+    specs, mats = ["alchymia", layout.name], mode_class("alchymia").card_mats
+    boards = Boards.from_specs(specs, [str(tmp_path / "board.json"), str(tmp_path / "mat.json")], mat_sets=mats)
+    reader = next(b.reader for b in boards.boards if b.mat)
+    assert reader.read(frame).zones["crystal-air"].label == "unknown"  # the dark hand over the empty place
+    only_board = Boards.from_specs(specs, str(tmp_path / "board.json"), mat_sets=mats)
+    assert next(b.reader for b in only_board.boards if b.mat).read(frame).zones["crystal-air"].label == "empty"
+    with pytest.raises(ValueError, match="a second calibration for layout 'alchymia-crystals'"):
+        Boards.from_specs(specs, [str(tmp_path / "mat.json")] * 2, mat_sets=mats)
+    with pytest.raises(ValueError, match="made for layout 'alchymia-crystals', not for the boards in view"):
+        Boards.from_specs(["chaudron"], [str(tmp_path / "mat.json")])
