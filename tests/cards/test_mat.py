@@ -80,7 +80,6 @@ def test_calibrate_board_enrols_a_card_mat(cli, tmp_path):
     assert load_calibration(tmp_path / "cal.json", layout.name).board is not None
 
 
-
 def test_the_live_loop_reads_the_mat_with_its_own_calibration_beside_the_boards(tmp_path):
     """``run`` and ``replay`` take one calibration file per layout (``--calibration`` again): the game board's, and
     the mat's enrolled empty; each board of the table reads with its own, and a file for no board in view, or a
