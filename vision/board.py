@@ -31,10 +31,7 @@ from vision.geometry import board_geometry, default_px_per_mm, grid_cell_means
 from vision.light_field import field_basis
 from vision.robust import centre_and_spread, channel_max, median, medians
 
-BOARD_PX_PER_MM = 1.5  # the enrolled board's resolution, at most (a 14 mm gem is 21 px across)
-# A card mat's: it tells an empty place from a hand over it (a card is 47 x 66 px; the Alchimiste board is read at
-# 0.75 px/mm too), at a quarter of the comparison's cost
-MAT_PX_PER_MM = 0.75
+BOARD_PX_PER_MM = 1.5  # the enrolled board's (or card mat's) resolution, at most (a 14 mm gem is 21 px across)
 FIT_CELLS = 400  # grid cells the light surface is fitted on, at most
 FIT_ROUNDS = 4  # robust refits of the light surface
 FIT_SPREADS = 3.5  # a cell this many robust spreads off the surface is not the board (or in a shadow)
@@ -64,8 +61,7 @@ class BoardEnrolError(ValueError):
 
 
 def board_px_per_mm(layout: Layout) -> float:
-    cards_only = not any(z.kind in ("slot", "count") for z in layout.zones)
-    return min(default_px_per_mm(layout), MAT_PX_PER_MM if cards_only else BOARD_PX_PER_MM)
+    return min(default_px_per_mm(layout), BOARD_PX_PER_MM)
 
 
 def enrol_board(frame: np.ndarray, layout: Layout, calibration: Calibration | None = None,

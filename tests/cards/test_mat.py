@@ -101,3 +101,30 @@ def test_the_live_loop_reads_the_mat_with_its_own_calibration_beside_the_boards(
         Boards.from_specs(specs, [str(tmp_path / "mat.json")] * 2, mat_sets=mats)
     with pytest.raises(ValueError, match="made for layout 'alchymia-crystals', not for the boards in view"):
         Boards.from_specs(["chaudron"], [str(tmp_path / "mat.json")])
+
+
+def test_cards_whose_border_is_of_the_mats_colour_are_found_against_the_enrolled_mat():
+    """Table 14 of `render --layout alchemists,alchymia-crystals,chaudron-potions --set S --tables 12
+    --frames-per-table 6 --boards both --blur --hands 0.5 --seed 19585` (a dev seed), frame f002 (cool light): the
+    potion cards' pale borders on a cream mat do not stand out of the ring's colour, so the finder saw no card's
+    rectangle and every card read `unknown`. Against the enrolled mat each card stands out whole, and is named."""
+    from assistant.bench.cards import enrol_rendered
+
+    layout = load_layout("chaudron-potions")
+    rng = np.random.default_rng([19585, 14])
+    table = random_table(layout, rng, "plain")
+    inc = rng.bit_generator.state["state"]["inc"]
+    rng.bit_generator.state = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 3512959890,
+                               "state": {"state": 243164518388202891620148866313766959628, "inc": inc}}
+    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+    rng.bit_generator.state = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 922254541,
+                               "state": {"state": 194208859662995236241284381626444020272, "inc": inc}}
+    frame, truth = table_frame(table, layout, rng, "cool")
+    cards = {zid: want for zid, want in truth["zones"].items() if want not in ("empty", "unknown")}
+    assert len(cards) == 2 and not truth["partly_hidden"]
+    deck = enrol_rendered(layout)
+    before = Reader(layout, cards=deck).read(frame)
+    assert all(before.zones[zid].label == "unknown" for zid in cards)
+    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
+    assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones

@@ -24,6 +24,7 @@ of ``CARD_PX_PER_MM``; which end is up is left to the matcher.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -415,10 +416,14 @@ class ZonePatch:
 
 
 def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: tuple[float, float, float, float],
-              card_mm: tuple[float, float], zone: ZonePatch | None = None, first_look: bool = True) -> Found:
+              card_mm: tuple[float, float], zone: ZonePatch | None = None, first_look: bool = True,
+              unlike_mat: Callable[[ZonePatch], np.ndarray] | None = None) -> Found:
     """Look for a card of ``card_mm`` (width, height) in the zone ``bounds`` (mm) of ``frame`` (``zone``:
     its ``ZonePatch``, kept from frame to frame by the caller). Without ``first_look`` (the zone held
-    something in the last frame and likely does again) only the full-resolution look is taken."""
+    something in the last frame and likely does again) only the full-resolution look is taken.
+    ``unlike_mat``: where the patch differs from the enrolled empty mat (a card whose border is of the mat's
+    colour, or on a mat printed with art, stands out of the enrolled mat whole though not of the ring's colour);
+    asked only when the outline against the ring's colour is not a card's rectangle."""
     zone = ZonePatch(bounds) if zone is None else zone
     card_area = card_mm[0] * card_mm[1]
     if zone.preview is not None and first_look:
@@ -435,6 +440,12 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
         return Found("empty", area=area, mat=zone.mat[0], plain=zone.mat[1])
     lum = _test(*_relative(smooth, table))[1] if lum is None else lum
     corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
+    if (fill < MIN_FILL or band > MAX_BAND) and unlike_mat is not None:
+        # (outlined as the ring's colour's mask is: specks opened away, holes filled, a fingertip cut off)
+        against_mat = _outline(unlike_mat(zone).view(np.uint8), zone.zone, s)[0]
+        if against_mat is not None and cv2.countNonZero(against_mat):
+            corners_px, fill, band = fit_card(against_mat, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s,
+                                              GAP_MM * s)
     if fill < MIN_FILL or band > MAX_BAND:
         return Found("blob", fill=fill, band=band, area=area, mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
