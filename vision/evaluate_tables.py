@@ -29,6 +29,7 @@ from vision.board import enrol_board
 from vision.evaluate import Tally, score
 from vision.learn import learn_colours
 from vision.read import Reader
+from vision.render.card_photos import CARDS
 from vision.render.table import CALIBRATION, EMPTY, TABLE_FILE
 
 LIGHTING_ORDER = ("warm", "cool", "dim", "daylight", "mixed")
@@ -110,10 +111,15 @@ def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibratio
 
 def evaluate_tables(folder: Path, cards=None, card_tallies: dict | None = None) -> TableReport:
     """Calibrate and read every table of the set in ``folder``. ``cards`` and ``card_tallies`` as for
-    ``vision.evaluate.evaluate``: card zones scored apart, per lighting and ``all``."""
+    ``vision.evaluate.evaluate``: card zones scored apart, per lighting and ``all``; without ``cards``, the set's own
+    ``cards`` folder when it has one (``render --tables`` writes it)."""
     tables = table_folders(folder)
     if not tables:
         raise ValueError(f"{folder}: no table folders (each with a {TABLE_FILE})")
+    if cards is None and (folder / CARDS).is_dir():  # (the set's own cards, enrolled when it was rendered)
+        from vision.cards.store import CardLibrary
+
+        cards = CardLibrary(folder / CARDS)
     report = TableReport(tables=len(tables))
     with tempfile.TemporaryDirectory(prefix="alchemy-eval-") as work:
         for tdir in tables:

@@ -14,6 +14,7 @@ from vision.cards.evaluate import format_cards
 from vision.cards.store import CardLibrary
 from vision.evaluate import evaluate, format_table
 from vision.evaluate_tables import evaluate_tables, table_folders
+from vision.render.card_photos import CARDS
 
 
 def register(sub) -> None:
@@ -23,7 +24,8 @@ def register(sub) -> None:
     p.add_argument("folder", metavar="DIR", help="frames (.png/.jpg) each with its truth .json")
     p.add_argument("--calibration", metavar="CAL.json", action="append", default=[],
                    help="calibration file; repeat for several layouts (each applies to its own layout)")
-    p.add_argument("--cards", metavar="DIR", help="cards folder (calibrate cards): card zones are scored too")
+    p.add_argument("--cards", metavar="DIR", help="cards folder (calibrate cards): card zones are scored too (a table "
+                                                  "set's own cards/ by default)")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.add_argument("--mistakes", type=int, default=10, metavar="N", help="list the first N mistakes (default 10)")
     p.set_defaults(run=run)
@@ -81,7 +83,9 @@ def _tables(args) -> int:
                            first) + "\n")
     if card_tallies:
         print("Card zones:\n" + format_cards(card_tallies))
-        print("(no --cards folder: card zones can only read empty or unknown)\n" if args.cards is None else "")
+        own = (Path(args.folder) / CARDS).is_dir()
+        print("(no --cards folder: card zones can only read empty or unknown)\n" if args.cards is None and not own
+              else f"(cards: {args.cards or Path(args.folder) / CARDS})\n")
     for note in report.notes:
         print(f"calibration failed: {note}")
     timing = report.timing()

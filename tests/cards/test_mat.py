@@ -108,7 +108,7 @@ def test_cards_whose_border_is_of_the_mats_colour_are_found_against_the_enrolled
     --frames-per-table 6 --boards both --blur --hands 0.5 --seed 19585` (a dev seed), frame f002 (cool light): the
     potion cards' pale borders on a cream mat do not stand out of the ring's colour, so the finder saw no card's
     rectangle and every card read `unknown`. Against the enrolled mat each card stands out whole, and is named."""
-    from assistant.bench.cards import enrol_rendered
+    from vision.render.card_photos import enrol_rendered
 
     layout = load_layout("chaudron-potions")
     rng = np.random.default_rng([19585, 14])

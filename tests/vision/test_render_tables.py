@@ -167,6 +167,19 @@ def test_a_table_set_renders_and_evaluates_end_to_end(cli, tmp_path):
     assert code == 0 and "| board / lighting |" in out and "| illustrated |" in out
 
 
+def test_a_table_set_of_a_card_mat_enrols_its_cards_and_eval_names_them(cli, tmp_path):
+    """`render --tables` enrols the card layouts' cards from rendered photos, as a user enrols them, beside the
+    tables; `eval` reads the mat's cards with them (its card zones scored apart), and the mat is enrolled empty."""
+    code, _, err = cli("render", "--layout", "alchemists", "--set", str(tmp_path), "--tables", "1",
+                       "--frames-per-table", "2", "--seed", "4233")
+    assert code == 0, err
+    assert len(json.loads((tmp_path / "cards" / "alchemists-ingredients" / "set.json").read_text())["cards"]) == 8
+    code, out, err = cli("eval", str(tmp_path), "--json")
+    assert code == 0, err
+    cards = json.loads(out)["cards"]["all"]
+    assert cards["card_views"] == 2 and cards["cards_right_pct"] == 100.0 and cards["empty_right_pct"] == 100.0, cards
+
+
 def test_table_set_errors_are_one_line(cli, tmp_path):
     code, _, err = cli("render", "--layout", "alchymia", "--set", str(tmp_path), "--tables", "0")
     assert code == 2 and "--tables" in err and "Traceback" not in err

@@ -117,7 +117,8 @@ def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table
     With ``blur``, every third frame (the second, fifth...) is blurred: camera shake up to 9 px (the first
     at 9, the case where the markers are lost and the cached position must hold) or defocus. Yields each
     frame's path. Each table draws from its own generator (``seed``, its index), so table ``i`` is the same
-    whatever the number of tables and however many ``workers`` processes render them."""
+    whatever the number of tables and however many ``workers`` processes render them. The card layouts' cards
+    are enrolled into ``out / "cards"`` (``vision.render.card_photos``)."""
     kinds = BOARD_KINDS if boards == "both" else (boards,)
     for kind in kinds:
         if kind not in BOARD_KINDS:
@@ -127,12 +128,17 @@ def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table
     if workers <= 1:
         for job in jobs:
             yield from write_table(*job)
-        return
-    from concurrent.futures import ProcessPoolExecutor
+    else:
+        from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for paths in pool.map(_written_table, jobs):
-            yield from paths
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for paths in pool.map(_written_table, jobs):
+                yield from paths
+    # The card layouts' cards enrolled from rendered photos, as a user enrols them (``eval`` names the cards with
+    # them); the tables draw the plain faces.
+    from vision.render.card_photos import write_cards
+
+    write_cards(out, list({id(job[1]): job[1] for job in jobs}.values()))
 
 
 def _written_table(job: tuple) -> list[Path]:
