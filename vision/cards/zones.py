@@ -66,7 +66,7 @@ class CardZones:
     def read(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None,
              canonical: Callable[[], np.ndarray] | None = None) -> dict[str, ZoneReading]:
         """Every card zone's reading (``H``: board mm -> ideal frame pixels; ``lens`` if known; ``canonical``: the
-        frame warped onto the enrolled mat, asked for only where a place seems empty).
+        frame warped onto the enrolled mat, asked for only where a card's fit is poor or no card is named).
 
         The reader's hand mask is not used here: a card is as large as a palm, so on the coarse grid a row
         of cards looks like an arm. A hand over a card zone shows instead as something that is not a
