@@ -82,6 +82,7 @@ class Reader:
         from vision.cards.zones import CardZones  # ``cards``: a CardLibrary or {set name: CardSet}
 
         self.layout = layout
+        self.calibration = calibration  # (kept: a board re-read with new cards keeps its own calibration)
         self.spread_stacked = spread_stacked
         board = None if calibration is None else calibration.board
         if board is not None:  # read against the enrolled board, at its resolution (vision.board_read)

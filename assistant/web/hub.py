@@ -200,8 +200,9 @@ class Hub:
                 from vision.cards.store import CardLibrary
                 library = CardLibrary(cards)
             for board in self.pipeline.boards.boards:
+                # (the page's file is for one layout; another board, a card mat given its own file, keeps its own)
                 same = calibration is not None and calibration.layout == board.layout.name
-                board.reader = Reader(board.layout, calibration if same else None, cards=library)
+                board.reader = Reader(board.layout, calibration if same else board.reader.calibration, cards=library)
 
         self._tasks.put(reload)
 

@@ -128,3 +128,28 @@ def test_cards_whose_border_is_of_the_mats_colour_are_found_against_the_enrolled
     reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
     assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones
+
+
+def test_the_set_up_pages_new_calibration_leaves_the_mats_own(tmp_path):
+    """The set-up page's `use` re-reads every board with the page's file (the game board's) and the cards it
+    enrolled; the mat given its own file keeps it."""
+    from assistant.live.boards import Boards
+    from assistant.live.outputs import Outputs
+    from assistant.live.pipeline import Pipeline
+    from assistant.table import make_mode, mode_class
+    from assistant.web import Hub
+
+    layout, empty, frame, _ = _table(*DARK_HAND)
+    Calibration(layout.name, board=enrol_board(empty, layout)).save(tmp_path / "mat.json")
+    Calibration("alchymia").save(tmp_path / "board.json")
+    boards = Boards.from_specs(["alchymia", layout.name], [str(tmp_path / "board.json"), str(tmp_path / "mat.json")],
+                               mat_sets=mode_class("alchymia").card_mats)
+    hub = Hub(pin="246810", calibration=tmp_path / "board.json")
+    hub.attach(Pipeline("alchymia", make_mode("alchymia", boards.layout, {"players": ["Ada", "Bea"]}), boards, Outputs.simulated(),
+                        on_step=hub.on_step))
+    hub.use_calibration()
+    hub._tasks.get_nowait()(None)  # (what the loop runs at its next frame)
+    mat = next(b.reader for b in boards.boards if b.mat)
+    assert mat.calibration is not None and mat.read(frame).zones["crystal-air"].label == "unknown"
+    game = next(b.reader for b in boards.boards if not b.mat)
+    assert game.calibration is not None and game.calibration.layout == "alchymia"
