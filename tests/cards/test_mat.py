@@ -145,8 +145,8 @@ def test_the_set_up_pages_new_calibration_leaves_the_mats_own(tmp_path):
     boards = Boards.from_specs(["alchymia", layout.name], [str(tmp_path / "board.json"), str(tmp_path / "mat.json")],
                                mat_sets=mode_class("alchymia").card_mats)
     hub = Hub(pin="246810", calibration=tmp_path / "board.json")
-    hub.attach(Pipeline("alchymia", make_mode("alchymia", boards.layout, {"players": ["Ada", "Bea"]}), boards, Outputs.simulated(),
-                        on_step=hub.on_step))
+    mode = make_mode("alchymia", boards.layout, {"players": ["Ada", "Bea"]})
+    hub.attach(Pipeline("alchymia", mode, boards, Outputs.simulated(), on_step=hub.on_step))
     hub.use_calibration()
     hub._tasks.get_nowait()(None)  # (what the loop runs at its next frame)
     mat = next(b.reader for b in boards.boards if b.mat)
