@@ -31,7 +31,7 @@ from vision.geometry import board_geometry, default_px_per_mm, grid_cell_means
 from vision.light_field import field_basis
 from vision.robust import centre_and_spread, channel_max, median, medians
 
-BOARD_PX_PER_MM = 1.5  # the enrolled board's (or card mat's) resolution, at most (a 14 mm gem is 21 px across)
+BOARD_PX_PER_MM = 1.5  # the enrolled board's resolution, at most (a 14 mm gem is 21 px across)
 FIT_CELLS = 400  # grid cells the light surface is fitted on, at most
 FIT_ROUNDS = 4  # robust refits of the light surface
 FIT_SPREADS = 3.5  # a cell this many robust spreads off the surface is not the board (or in a shadow)

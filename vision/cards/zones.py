@@ -59,6 +59,11 @@ class CardZones:
             self._mat_rects = {z.id: (slice(round(z.bounds[1] * px), round(z.bounds[3] * px)),
                                       slice(round(z.bounds[0] * px), round(z.bounds[2] * px))) for z in self.zones}
             self._card_px = {z.id: self.card_mm[0] * self.card_mm[1] * px * px for z in self.zones}
+            # (each zone's patch pixels in the mat's canonical image: both fixed, so mapped once)
+            self._mat_maps = {}
+            for z in self.zones:
+                grid = self.patches[z.id].grid.astype(np.float32) * np.float32(px) - np.float32(0.5)
+                self._mat_maps[z.id] = (np.ascontiguousarray(grid[..., 0]), np.ascontiguousarray(grid[..., 1]))
 
     def __bool__(self) -> bool:
         return bool(self.zones)
@@ -82,19 +87,19 @@ class CardZones:
                 seen.append(self.mat.compare(canonical()).solid)
             return seen[0]
 
-        def unlike(patch) -> np.ndarray:
-            """Where a zone's patch differs from the enrolled mat (patch pixels, bool)."""
-            px = self.mat.geometry.px_per_mm
-            grid = patch.grid.astype(np.float32) * np.float32(px) - np.float32(0.5)
-            return cv2.remap(unlike_the_mat().view(np.uint8), grid[..., 0], grid[..., 1], cv2.INTER_NEAREST,
-                             borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+        def unlike_at(zid: str):
+            def unlike(patch) -> np.ndarray:
+                """Where the zone's patch differs from the enrolled mat (patch pixels, bool)."""
+                return cv2.remap(unlike_the_mat().view(np.uint8), *self._mat_maps[zid], cv2.INTER_NEAREST,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+            return unlike
 
         for z in self.zones:
             start, cpu = time.perf_counter(), time.process_time()
             card_set = self.sets[z.card_set]
             card_mm = card_set.card_mm if card_set is not None else self.card_mm
             found = find_card(frame, H, lens, z.bounds, card_mm, self.patches[z.id], z.id not in self._held,
-                              unlike if self.mat is not None and canonical is not None else None)
+                              unlike_at(z.id) if self.mat is not None and canonical is not None else None)
             self._held.add(z.id)
             if found.mat is not None:
                 rings[z.id] = (np.asarray(found.mat) + 2.0, found.plain)
