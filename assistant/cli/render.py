@@ -41,7 +41,8 @@ def register(sub) -> None:
     hand.add_argument("--no-hand", dest="hand", action="store_false", help="no hand")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--deck", type=int, metavar="N", help="cards drawn from deck N: families of look-alikes, sleeves, "
-                                                         "glare, bowed and moving cards (vision/render/deck.py)")
+                                                         "glare, bowed and moving cards (vision/render/deck.py); "
+                                                         "with --tables, the set's cards are that deck's")
     p.add_argument("--still", action="store_true", help="with --deck: cards lie still, no glare (an enrolment photo)")
     p.add_argument("--set", metavar="DIR", help="write an evaluation set of --frames frames into DIR")
     p.add_argument("--frames", type=int, default=400, help="frames in the --set (default 400)")
@@ -108,7 +109,7 @@ def _tables(args, layouts) -> int:
     start = time.perf_counter()
     n = 0
     for n, path in enumerate(write_tables(Path(args.set), layouts, args.tables, args.frames_per_table, args.seed,
-                                          args.boards, args.blur), 1):
+                                          args.boards, args.blur, deck=args.deck), 1):
         if n % 50 == 0:
             print(f"{n} frames ... {path}")
     took = time.perf_counter() - start

@@ -180,6 +180,32 @@ def test_a_table_set_of_a_card_mat_enrols_its_cards_and_eval_names_them(cli, tmp
     assert cards["card_views"] == 2 and cards["cards_right_pct"] == 100.0 and cards["empty_right_pct"] == 100.0, cards
 
 
+def test_a_table_set_drawn_from_a_deck_enrols_that_decks_look_alikes(cli, tmp_path):
+    """`render --tables --deck N`: the tables' cards are deck N's families of look-alikes (sleeved, bowed, some
+    moving), the table says so, and the cards enrolled beside the tables are that deck's, still."""
+    from vision.cards.store import load_set
+
+    code, _, err = cli("render", "--layout", "chaudron-potions", "--set", str(tmp_path / "deck"), "--tables", "1",
+                       "--frames-per-table", "2", "--seed", "4235", "--deck", "1456")
+    assert code == 0, err
+    code, _, err = cli("render", "--layout", "chaudron-potions", "--set", str(tmp_path / "plain"), "--tables", "1",
+                       "--frames-per-table", "2", "--seed", "4235")
+    assert code == 0, err
+    (table,) = (tmp_path / "deck").glob("t000-*")
+    assert json.loads((table / "table.json").read_text())["deck"] == 1456
+    assert "deck" not in json.loads(next((tmp_path / "plain").glob("t000-*/table.json")).read_text())
+    potions, plain = (load_set(tmp_path / kind / "cards" / "chaudron-potions") for kind in ("deck", "plain"))
+    assert len(potions.pairs()) > 2 * len(plain.pairs())  # families of look-alikes
+    assert np.abs(potions.images["tempest"].astype(int) - plain.images["tempest"]).mean() > 20  # another face
+    deck_frame = cv2.imread(str(next(table.glob("f000-*.png"))))
+    plain_frame = cv2.imread(str(next((tmp_path / "plain").glob("t000-*/f000-*.png"))))
+    changed = np.abs(deck_frame.astype(int) - plain_frame).max(axis=2) > 30
+    assert changed.mean() > 0.01  # the same table, the same light, other cards (each about 2 % of the frame)
+    code, out, err = cli("eval", str(tmp_path / "deck"), "--json")
+    assert code == 0, err
+    assert json.loads(out)["cards"]["all"]["cards_wrong_pct"] == 0
+
+
 def test_table_set_errors_are_one_line(cli, tmp_path):
     code, _, err = cli("render", "--layout", "alchymia", "--set", str(tmp_path), "--tables", "0")
     assert code == 2 and "--tables" in err and "Traceback" not in err

@@ -24,6 +24,7 @@ from calibration.layout import Layout
 from vision.render import Conditions, Hand, Pose, calibration_state, empty_state, random_state, render_frame
 from vision.render.artwork import BOARD_KINDS, Artwork, random_artwork
 from vision.render.components import PieceSet, random_piece_set
+from vision.render.deck import CardStyle
 from vision.render.variation import ALL_LIGHTINGS, varied_hand, varied_lighting
 
 TABLE_FILE = "table.json"
@@ -84,9 +85,10 @@ def _stacked(layout: Layout, state: dict, rng: np.random.Generator) -> tuple[tup
 
 def table_frame(table: Table, layout: Layout, rng: np.random.Generator, lighting: str,
                 state: dict | None = None, hand: bool | Hand = False, foreign: bool = False,
-                motion_blur_px: float = 0.0, defocus_px: float = 0.0) -> tuple[np.ndarray, dict]:
+                motion_blur_px: float = 0.0, defocus_px: float = 0.0, cards: CardStyle | None = None
+                ) -> tuple[np.ndarray, dict]:
     """One frame at ``table`` (a random state unless ``state`` is given) and its truth; ``hand``: a random arm
-    over the board, or this one."""
+    over the board, or this one; ``cards``: the deck the cards are drawn from (None: the plain faces)."""
     if state is None:
         state = random_state(layout, rng, fill=float(rng.uniform(0.2, 0.8)))
     slots = [z.id for z in layout.zones if z.kind == "slot"]
@@ -101,7 +103,7 @@ def table_frame(table: Table, layout: Layout, rng: np.random.Generator, lighting
         placement_seed=int(rng.integers(2**31)), artwork=table.artwork, pieces=table.pieces,
         set_down=table.set_down, stacked=_stacked(layout, state, rng),
         motion_blur_px=motion_blur_px, motion_blur_deg=float(rng.uniform(0, 180)) if motion_blur_px else 0.0,
-        defocus_px=defocus_px)
+        defocus_px=defocus_px, cards=cards)
     return render_frame(layout, state, conditions, rng)
 
 
@@ -110,7 +112,8 @@ def table_name(index: int, table: Table) -> str:
 
 
 def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table: int, seed: int = 0,
-                 boards: str = "both", blur: bool = False, workers: int = 1) -> Iterable[Path]:
+                 boards: str = "both", blur: bool = False, workers: int = 1, deck: int | None = None
+                 ) -> Iterable[Path]:
     """``tables`` table folders in ``out``, cycling through ``layouts`` (then board kinds, with ``both``),
     each with its empty board, its calibration frame and ``frames_per_table`` frames cycling through the
     five lightings (continuing from one table to the next, so that every lighting comes round as often).
@@ -118,13 +121,14 @@ def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table
     at 9, the case where the markers are lost and the cached position must hold) or defocus. Yields each
     frame's path. Each table draws from its own generator (``seed``, its index), so table ``i`` is the same
     whatever the number of tables and however many ``workers`` processes render them. The card layouts' cards
-    are enrolled into ``out / "cards"`` (``vision.render.card_photos``)."""
+    (the plain faces, or ``deck``'s families of look-alikes, sleeved, bowed, with glare, some moving as they are
+    set down) are enrolled into ``out / "cards"`` (``vision.render.card_photos``) from still photos."""
     kinds = BOARD_KINDS if boards == "both" else (boards,)
     for kind in kinds:
         if kind not in BOARD_KINDS:
             raise ValueError(f"--boards: {boards!r}: expected plain, illustrated or both")
     jobs = [(out, layouts[i % len(layouts)], kinds[(i // len(layouts)) % len(kinds)], i, frames_per_table, seed,
-             blur) for i in range(tables)]
+             blur, deck) for i in range(tables)]
     if workers <= 1:
         for job in jobs:
             yield from write_table(*job)
@@ -135,10 +139,10 @@ def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table
             for paths in pool.map(_written_table, jobs):
                 yield from paths
     # The card layouts' cards enrolled from rendered photos, as a user enrols them (``eval`` names the cards with
-    # them); the tables draw the plain faces.
+    # them).
     from vision.render.card_photos import write_cards
 
-    write_cards(out, list({id(job[1]): job[1] for job in jobs}.values()))
+    write_cards(out, list({id(job[1]): job[1] for job in jobs}.values()), deck=deck)
 
 
 def _written_table(job: tuple) -> list[Path]:
@@ -146,19 +150,21 @@ def _written_table(job: tuple) -> list[Path]:
 
 
 def write_table(out: Path, layout: Layout, kind: str, i: int, frames_per_table: int, seed: int,
-                blur: bool) -> Iterable[Path]:
+                blur: bool, deck: int | None = None) -> Iterable[Path]:
     """Table ``i`` of ``write_tables``: its folder in ``out``, yielding each frame's path."""
     from vision.render.dataset import write_frame
 
     rng = np.random.default_rng([seed, i])
+    cards = None if deck is None else CardStyle(deck)
     table = random_table(layout, rng, kind)
     folder = out / table_name(i, table)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / TABLE_FILE).write_text(json.dumps({**table.to_dict(), "frames": frames_per_table}, indent=1)
+    deck_of = {} if deck is None else {"deck": deck}
+    (folder / TABLE_FILE).write_text(json.dumps({**table.to_dict(), "frames": frames_per_table, **deck_of}, indent=1)
                                      + "\n", encoding="utf-8")
     light = table.calibration_lighting
     for name, state in ((EMPTY, empty_state(layout)), (CALIBRATION, calibration_state(layout))):
-        frame, truth = table_frame(table, layout, rng, light, state)
+        frame, truth = table_frame(table, layout, rng, light, state, cards=cards)
         write_frame(folder / name, frame, truth)
         yield folder / name
     blurred = 0
@@ -175,7 +181,7 @@ def write_table(out: Path, layout: Layout, kind: str, i: int, frames_per_table: 
                 defocus = float(rng.uniform(1, 3.5))
             blurred += 1
         frame, truth = table_frame(table, layout, rng, lighting, hand=hand, foreign=foreign,
-                                   motion_blur_px=motion, defocus_px=defocus)
+                                   motion_blur_px=motion, defocus_px=defocus, cards=cards)
         path = folder / f"f{k:03d}-{lighting}.png"
         write_frame(path, frame, truth)
         yield path
