@@ -130,6 +130,29 @@ def test_cards_whose_border_is_of_the_mats_colour_are_found_against_the_enrolled
     assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones
 
 
+def test_cards_showing_only_their_art_against_the_mats_colour_are_found_against_the_enrolled_mat(tmp_path):
+    """Table 2 of `render --layout alchemists,alchymia-crystals,chaudron-potions --tables 12 --deck 1482 --seed
+    19646` (deck 1482's potions: a tan border and white rules panels on a cream mat), its second frame rendered
+    without blur (warm light): only each card's art and frame lines stand out of the ring's colour, in pieces no
+    wider than fingers, so the finder cut them all away and read both tempests `unknown` (16 cards of the table's
+    frames so). Against the enrolled mat each card stands out whole, and is named."""
+    import json
+
+    from vision.render.card_photos import enrol_rendered
+    from vision.render.table import write_table
+
+    layout = load_layout("chaudron-potions")
+    *_, played = write_table(tmp_path, layout, "plain", 2, 2, 19646, False, deck=1482)
+    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
+    truth = json.loads(played.with_suffix(".json").read_text())
+    cards = {zid: want for zid, want in truth["zones"].items() if want not in ("empty", "unknown")}
+    assert cards == {"potion-3": "tempest", "potion-6": "tempest"}
+    deck = enrol_rendered(layout, deck=1482)
+    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
+    assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones
+
+
 def test_the_set_up_pages_new_calibration_leaves_the_mats_own(tmp_path):
     """The set-up page's `use` re-reads every board with the page's file (the game board's) and the cards it
     enrolled; the mat given its own file keeps it."""

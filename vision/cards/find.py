@@ -434,20 +434,27 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
     s = zone.s
     mask, area_px, smooth, table, lum = zone.look(frame, H, lens, dense=not first_look)
     area = area_px / (card_area * s * s)
-    if area < EMPTY_AREA:
-        if zone.whole / (card_area * s * s) >= FINGERS_AREA:  # fingers over the place, whatever lies under them
-            return Found("blob", area=zone.whole / (card_area * s * s), mat=zone.mat[0], plain=zone.mat[1])
+    whole = zone.whole / (card_area * s * s)
+    if area < EMPTY_AREA and whole < FINGERS_AREA:
         return Found("empty", area=area, mat=zone.mat[0], plain=zone.mat[1])
-    lum = _test(*_relative(smooth, table))[1] if lum is None else lum
-    corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
+    fill = band = 0.0
+    if area >= EMPTY_AREA:
+        lum = _test(*_relative(smooth, table))[1] if lum is None else lum
+        corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
     if (fill < MIN_FILL or band > MAX_BAND) and unlike_mat is not None:
-        # (outlined as the ring's colour's mask is: specks opened away, holes filled, a fingertip cut off)
-        against_mat = _outline(unlike_mat(zone).view(np.uint8), zone.zone, s)[0]
-        if against_mat is not None and cv2.countNonZero(against_mat):
+        # Pieces that are no card's rectangle, or too thin to be more than fingers, against the ring's colour: a
+        # card whose border and panels are of the mat's colour shows only its art and frame lines there (fresh
+        # deck 1482 on a cream mat: 16 cards of one table). Outlined as the ring's colour's mask is: specks
+        # opened away, holes filled, a fingertip cut off.
+        against_mat, in_zone, _ = _outline(unlike_mat(zone).view(np.uint8), zone.zone, s)
+        if against_mat is not None and in_zone >= EMPTY_AREA * card_area * s * s:
+            area = max(area, in_zone / (card_area * s * s))
+            lum = _test(*_relative(smooth, table))[1] if lum is None else lum
             corners_px, fill, band = fit_card(against_mat, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s,
                                               GAP_MM * s)
-    if fill < MIN_FILL or band > MAX_BAND:
-        return Found("blob", fill=fill, band=band, area=area, mat=zone.mat[0], plain=zone.mat[1])
+    if fill < MIN_FILL or band > MAX_BAND:  # fingers over the place (whatever lies under them), or no card
+        return Found("blob", fill=fill, band=band, area=max(area, whole) if area < EMPTY_AREA else area,
+                     mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
     return Found("card", corners_mm, fill, band, area, zone.mat[0], zone.mat[1])
 
