@@ -443,9 +443,9 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
         corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
     if (fill < MIN_FILL or band > MAX_BAND) and unlike_mat is not None:
         # Pieces that are no card's rectangle, or too thin to be more than fingers, against the ring's colour: a
-        # card whose border and panels are of the mat's colour shows only its art and frame lines there (fresh
-        # deck 1482 on a cream mat: 16 cards of one table). Outlined as the ring's colour's mask is: specks
-        # opened away, holes filled, a fingertip cut off.
+        # card whose border and panels are of the mat's colour shows only its art and frame lines there (deck
+        # 1482 on a cream mat, dev tables 19646: 16 cards of one table). Outlined as the ring's colour's mask is:
+        # specks opened away, holes filled, a fingertip cut off.
         against_mat, in_zone, _ = _outline(unlike_mat(zone).view(np.uint8), zone.zone, s)
         if against_mat is not None and in_zone >= EMPTY_AREA * card_area * s * s:
             area = max(area, in_zone / (card_area * s * s))
@@ -453,7 +453,7 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
             corners_px, fill, band = fit_card(against_mat, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s,
                                               GAP_MM * s)
     if fill < MIN_FILL or band > MAX_BAND:  # fingers over the place (whatever lies under them), or no card
-        return Found("blob", fill=fill, band=band, area=max(area, whole) if area < EMPTY_AREA else area,
+        return Found("blob", fill=fill, band=band, area=area if area >= EMPTY_AREA else max(area, whole),
                      mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
     return Found("card", corners_mm, fill, band, area, zone.mat[0], zone.mat[1])
