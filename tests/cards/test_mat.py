@@ -153,6 +153,27 @@ def test_cards_showing_only_their_art_against_the_mats_colour_are_found_against_
     assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones
 
 
+def test_a_hand_of_the_mats_hue_over_a_place_is_not_read_empty_against_the_enrolled_mat(tmp_path):
+    """Table 1 of `render --layout alchemists,alchymia-crystals,chaudron-potions --tables 12 --deck 1484 --seed
+    19648` (a dev set), its first frame: a tan hand (skin 213, 167, 125) over the tan mat in cool light, its
+    fingers over the air crystal's empty place. Against the enrolled mat it differs over 16 % of a place (the
+    hand's edges and the gaps between its fingers; its palm is the mat's colour), under the 20 % of a card that
+    once made an empty place `unknown`, and the place read `empty` at 1.0."""
+    import json
+
+    from vision.render.table import write_table
+
+    layout = load_layout("alchymia-crystals")
+    *_, played = write_table(tmp_path, layout, "plain", 1, 1, 19648, False, deck=1484)
+    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
+    truth = json.loads(played.with_suffix(".json").read_text())
+    under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
+    assert "crystal-air" in under and tuple(truth["conditions"]["hand_mm"]["skin"]) == (213, 167, 125)
+    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
+    assert all(reading.zones[zid].label == "unknown" for zid in under), reading.zones
+    assert all(reading.zones[zid].label != "empty" or want == "empty" for zid, want in truth["zones"].items())
+
+
 def test_the_set_up_pages_new_calibration_leaves_the_mats_own(tmp_path):
     """The set-up page's `use` re-reads every board with the page's file (the game board's) and the cards it
     enrolled; the mat given its own file keeps it."""

@@ -127,15 +127,17 @@ class CardZones:
 
     def _against_the_mat(self, out: dict[str, ZoneReading], unlike_the_mat: Callable[[], np.ndarray]
                          ) -> dict[str, ZoneReading]:
-        """The places no card was named on, judged against the enrolled mat: where the frame differs from it over
-        as much as a card standing out of the mat would make a place not empty (``EMPTY_AREA`` of a card),
-        something lies there that is no card (``unknown``); where it differs over less than a plainly empty
-        place's (``PLAINLY_EMPTY``), the place is the mat as it was shown, ``empty`` (artwork around a place that
-        looked like a card's edge to the finder, a ring of several colours). Specks of noise (dim light) are left
-        out: what differs solidly counts. (Dev seeds 19557, 19561, 19562: 254 empty card places differed solidly over
-        0.4 % of a place at the 95th percentile, 4.1 % at most; the 82 places under a hand over 28 % and more.
-        The finder alone had read 13 of those 82 ``empty``, now ``unknown``, and 166 of the empty places
-        ``empty``, now 238.)"""
+        """The places no card was named on, judged against the enrolled mat: a place is ``empty`` only where the
+        frame differs from the mat over less than a plainly empty place does (``PLAINLY_EMPTY`` of a card, the
+        finder's own limit), whatever the finder made of it (artwork around a place that looked like a card's
+        edge to it, a ring of several colours); elsewhere something lies there that is no card, or over it, and
+        the place is ``unknown``. Specks of noise (dim light) are left out: what differs solidly counts. (Dev
+        seeds 19557, 19561, 19562: 254 empty card places differed solidly over 0.4 % of a place at the 95th
+        percentile, 4.1 % at most; the 82 places under a hand over 28 % and more. Session 46 made an ``empty``
+        place ``unknown`` from ``EMPTY_AREA`` (a card standing out) only: on dev family tables 19648 a tan hand
+        over a tan mat in cool light differed over 16 % of a place and was read ``empty`` at 1.0; of 256 empty
+        places there and on 19640 and 19646, the 10 between the two limits lay under a hand's fingertips or
+        shadow in 8.)"""
         unnamed = [zid for zid, r in out.items() if r.label in ("empty", "unknown")]
         if not unnamed:
             return {}
@@ -143,8 +145,8 @@ class CardZones:
         judged = {}
         for zid in unnamed:
             share = np.count_nonzero(differs[self._mat_rects[zid]]) / self._card_px[zid]
-            if out[zid].label == "empty" and share >= EMPTY_AREA:
-                judged[zid] = ZoneReading("unknown", _confidence(share))
+            if out[zid].label == "empty" and share >= PLAINLY_EMPTY:
+                judged[zid] = ZoneReading("unknown", _confidence(share / EMPTY_AREA))
             elif out[zid].label == "unknown" and share < PLAINLY_EMPTY:
                 judged[zid] = ZoneReading("empty", _confidence(1 - share / (2 * EMPTY_AREA)))
         return judged
