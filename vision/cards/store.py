@@ -169,7 +169,7 @@ class CardSet:
         a stranger differing in its title and digits, smeared 4 mm, passed for it)."""
         if not self.teller.look_alikes[nearest]:
             return None
-        smear = blur.estimate(tell._turned(card, int(turns[nearest])), self.images[self.names[nearest]],
+        smear = blur.estimate(tell.turned(card, int(turns[nearest])), self.images[self.names[nearest]],
                               tell.EDGE_MM)
         if not blur.beyond_the_cells(smear):
             return None
@@ -196,12 +196,10 @@ class CardSet:
         the fit's limit shrinks as much (a stranger of bench deck 1476's marrow-broth, smeared 0.9 mm, fitted
         it at 0.88 of the limit: its own cells had come 0.82 as near)."""
         j = smeared.names.index(self.names[i])
-        sharp = np.ones((self.teller.grid[1], self.teller.grid[0]), np.float32)
-        soft = sharp.copy()
+        soft = np.ones_like(self.teller.own[i])  # its own cells as the teller has them, against the same cards
         for la in self.teller.look_alikes[i]:
-            sharp = np.minimum(sharp, self.teller.difference(i, la))
             soft = np.minimum(soft, smeared.teller.difference(j, smeared.names.index(self.names[la])))
-        return float(soft.sum()) / max(float(sharp.sum()), 1e-6)
+        return float(soft.sum()) / max(float(self.teller.own[i].sum()), 1e-6)
 
     def pairs(self) -> list[tuple[str, str, float]]:
         """Enrolled look-alikes: (card, card, likeness) for every pair whose coarse scores are alike, most

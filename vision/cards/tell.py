@@ -286,7 +286,7 @@ class Teller:
             tell nothing). Made when first needed: only the candidate standing is compared in its turn."""
             t = int(turns[c])
             if t not in queries:
-                queries[t] = self._query(_turned(card, t), next(i for i in candidates if int(turns[i]) == t))
+                queries[t] = self._query(turned(card, t), next(i for i in candidates if int(turns[i]) == t))
             return queries[t]
 
         # A tournament over the cells where each two candidates differ: the nearer one stays. The evidence of
@@ -309,7 +309,7 @@ class Teller:
         # lower the distance a little; dev decks 1100-1107: the same cards named, a third of these warps saved).
         target = next(i for i in candidates if int(turns[i]) == int(turns[best]))
         if target != best and self._deviation(query, best)[0] > 0:
-            again = self._query(_turned(card, int(turns[best])), best)
+            again = self._query(turned(card, int(turns[best])), best)
             if self._deviation(again, best) < self._deviation(query, best):
                 query = again
                 d_best = self.distance(query, best)
@@ -674,7 +674,7 @@ def _grey(card: np.ndarray) -> np.ndarray:
 _ECC = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 15, 1e-3)
 
 
-def _turned(card: np.ndarray, turn: int) -> np.ndarray:
+def turned(card: np.ndarray, turn: int) -> np.ndarray:
     """The card image under ``turn`` (as ``features.turns`` orders them), resized to the card's own shape."""
     if turn == 0:
         return card
