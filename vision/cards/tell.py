@@ -52,6 +52,7 @@ without look-alikes on decks 801-808 (seeds 9801-9802); the warp onto the winner
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -80,6 +81,8 @@ GLARE_ASPECT = 3.0  # ...and this many times as long as wide is a streak off a s
 # 20 cards of the set unread for their unexplained area lay under such streaks; no card never enrolled gained)
 ALIGN_MM = 4.0  # the query is warped onto the nearest card's photo (ECC, affine) when they lie this close...
 ALIGN_SCALE = 0.5  # ...fitted at this fraction of the cut's resolution (1 px/mm: a quarter of the cost)
+ALIGN_DEG = 8.0  # ...turned at most this much from the cut (the finder's fit, a few degrees off at worst)...
+ALIGN_STRETCH = 0.05  # ...and stretched or sheared at most this much (a bowed card)
 VISIBLE_MIN = 0.5  # a card's own cells are judged where no glare streak washed them out, if that is this much of them
 UNEXPLAINED_MM2 = 40.0  # a card of the set deviates over at most this much of its face where nothing lies over it
 
@@ -218,8 +221,7 @@ class Teller:
         except cv2.error:
             return card
         h, w = card.shape[:2]
-        if np.abs(warp[:, 2]).max() > ALIGN_MM * self.px_per_mm * ALIGN_SCALE \
-                or np.abs(warp[:, :2] - np.eye(2)).max() > 0.05:
+        if not _as_cut(warp, ref.shape, ALIGN_MM * self.px_per_mm * ALIGN_SCALE):
             return card
         warp[:, 2] /= ALIGN_SCALE  # found at ALIGN_SCALE of the card's resolution
         return cv2.warpAffine(card, warp, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
@@ -662,6 +664,22 @@ def _capped(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     np.minimum(d, TAU, out=d)
     d /= TAU
     return d
+
+
+def _as_cut(warp: np.ndarray, shape: tuple[int, int], shift_px: float) -> bool:
+    """Whether an ECC warp (reference -> query pixels, over a reference of ``shape``) is what a cut may miss by:
+    the card's centre moved at most ``shift_px``, turned at most ``ALIGN_DEG``, and otherwise stretched or
+    sheared by at most ``ALIGN_STRETCH`` (a bowed card, a lens). The turn is judged apart from the stretch, and
+    the shift at the centre: the warp turns about the corner, so a cut turned 4 degrees (the finder's fit on
+    a card whose edge meets a shadow or the mat's print) moved that corner 3 mm and was refused as a shift."""
+    lin = warp[:, :2].astype(np.float64)
+    angle = math.atan2(lin[1, 0] - lin[0, 1], lin[0, 0] + lin[1, 1])
+    c, s = math.cos(angle), math.sin(angle)
+    stretch = np.array([[c, s], [-s, c]]) @ lin  # what is left once the turn is undone
+    centre = np.array([shape[1] / 2, shape[0] / 2])
+    moved = lin @ centre + warp[:, 2] - centre
+    return (abs(math.degrees(angle)) <= ALIGN_DEG and float(np.abs(stretch - np.eye(2)).max()) <= ALIGN_STRETCH
+            and float(np.abs(moved).max()) <= shift_px)
 
 
 def _grey(card: np.ndarray) -> np.ndarray:
