@@ -38,7 +38,10 @@ CARD_HEIGHT = 0.5
 FOREIGN_PREFIX = "~stranger-"  # a card that belongs to no set: what a foreign object in a card zone is
 
 
-@functools.lru_cache(maxsize=256)
+PRINTED_PX_PER_MM = 8.0  # a face is printed once at this resolution; a camera sees it at its own
+
+
+@functools.lru_cache(maxsize=64)
 def _face(name: str, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     s = px_per_mm
@@ -92,11 +95,19 @@ def _face(name: str, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarr
 def card_face(name: str, size_mm: tuple[float, float] = CARD_MM, px_per_mm: float = 4.0,
               deck: int | None = None) -> np.ndarray:
     """The generated face of the card ``name``: a BGR float32 image (0..1), portrait, ``px_per_mm``; of
-    the deck ``deck`` (a family face, ``deck_face``) when given."""
+    the deck ``deck`` (a family face, ``deck_face``) when given.
+
+    A card is one printed object: the face is drawn once at ``PRINTED_PX_PER_MM`` and resampled to the
+    resolution asked for. Drawn at each resolution anew, its strokes' widths were rounded to whole pixels
+    and its rules box counted its lines in pixels, so a card's enrolment photo and a table's frame showed
+    two printings of it, bolder or with a line more (a card of the set refused as a stranger)."""
     size = (float(size_mm[0]), float(size_mm[1]))
-    if deck is not None:
-        return deck_face(name, deck, size, round(float(px_per_mm), 2)).copy()
-    return _face(name, size, round(float(px_per_mm), 2)).copy()
+    s = round(float(px_per_mm), 2)
+    printed = max(PRINTED_PX_PER_MM, s)
+    face = deck_face(name, deck, size, printed) if deck is not None else _face(name, size, printed)
+    if s == printed:
+        return face.copy()
+    return cv2.resize(face, (max(8, round(size[0] * s)), max(8, round(size[1] * s))), interpolation=cv2.INTER_AREA)
 
 
 def _zone_rng(seed: int, key: str) -> np.random.Generator:

@@ -124,7 +124,7 @@ def _text(img, text: str, box: tuple[float, float, float, float], colour, thick:
                 cv2.LINE_AA)
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=64)
 def deck_face(name: str, deck: int, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
     """The face of ``name`` in ``deck``: BGR float32 (0..1), portrait, ``px_per_mm``."""
     family = family_of(name, deck)
@@ -187,11 +187,13 @@ def deck_face(name: str, deck: int, size_mm: tuple[float, float], px_per_mm: flo
     rx0, rx1, ry1 = px(b + 2.5), w - px(b + 2.5), h - px(b + 2)
     ry0 = px(rules_y0)
     img[ry0:ry1, rx0:rx1] = np.array([200, 225, 232], np.float32) * f.uniform(0.85, 1.0)
-    y = ry0 + px(2.5)
-    while y < ry1 - px(9):
+    # Laid out in millimetres: counted in pixels, a card printed at another resolution (its enrolment photo, a
+    # table's frame) had a line more or fewer, as no printed card has.
+    y = rules_y0 + 2.5
+    while y < Hh - b - 2 - 9:
         length = f.uniform(0.5, 0.95) * (rx1 - rx0 - px(14))
-        cv2.line(img, (rx0 + px(2), y), (rx0 + px(2) + round(length), y), (80, 80, 90), max(1, px(0.9)))
-        y += px(f.uniform(3.0, 4.0))
+        cv2.line(img, (rx0 + px(2), px(y)), (rx0 + px(2) + round(length), px(y)), (80, 80, 90), max(1, px(0.9)))
+        y += f.uniform(3.0, 4.0)
     nx0 = rx1 - px(12)
     _text(img, f"{int(c.integers(1, 10))}", (nx0, ry1 - px(11), rx1 - px(1), ry1 - px(1)), (40, 40, 60), 1.4)
     return img.astype(np.float32) / 255.0
