@@ -396,6 +396,7 @@ class ZonePatch:
         self.preview = ZonePatch(bounds, PREVIEW_PX_PER_MM) if s > PREVIEW_PX_PER_MM else None
         self.mat: tuple[tuple[float, ...], float] = ((0.0, 0.0, 0.0), 1.0)
         self.whole = 0
+        self.raw: np.ndarray | None = None
 
     def sample(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None) -> np.ndarray:
         key = H.tobytes() + (b"" if lens is None else lens.matrix.tobytes() + lens.distortion.tobytes())
@@ -410,7 +411,8 @@ class ZonePatch:
         smooth = cv2.GaussianBlur(self.sample(frame, H, lens), (0, 0), BLUR_MM * self.s)
         table, mat, plain = _mat_table(smooth, self.ring)
         raw, lum = _not_mat(smooth, table, dense)
-        self.mat = (tuple(float(v) - 2 for v in mat), plain)  # of the last look...
+        self.raw = raw  # what stood out of the ring's colour, pixel by pixel...
+        self.mat = (tuple(float(v) - 2 for v in mat), plain)  # ...of the last look...
         mask, area, self.whole = _outline(raw, self.zone, self.s)  # ...and its area before the fingers' cut
         return mask, area, smooth, table, lum
 

@@ -19,7 +19,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import LensModel
 from vision.cards import card_size
-from vision.cards.find import EMPTY_AREA, PLAINLY_EMPTY, ZonePatch, cut_card, find_card
+from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, ZonePatch, cut_card, find_card
 from vision.cards.store import CardLibrary, CardSet
 from vision.reading import ZoneReading
 
@@ -59,6 +59,14 @@ class CardZones:
             self._mat_rects = {z.id: (slice(round(z.bounds[1] * px), round(z.bounds[3] * px)),
                                       slice(round(z.bounds[0] * px), round(z.bounds[2] * px))) for z in self.zones}
             self._card_px = {z.id: self.card_mm[0] * self.card_mm[1] * px * px for z in self.zones}
+            # What the finder sees standing out of the ring's colour on the enrolled mat itself (its print), widened
+            # by a blurred edge's width (the frame's patch lands a little off the mat's).
+            self._mat_print = {}
+            for z in self.zones:
+                patch = ZonePatch(z.bounds)
+                patch.look(mat.image, mat.geometry.canonical_from_mm, None, dense=True)
+                k = 2 * round(GAP_MM * patch.s) + 1
+                self._mat_print[z.id] = cv2.dilate(patch.raw, np.ones((k, k), np.uint8)).view(bool)
             # (each zone's patch pixels in the mat's canonical image: both fixed, so mapped once)
             self._mat_maps = {}
             for z in self.zones:
@@ -80,6 +88,7 @@ class CardZones:
         out: dict[str, ZoneReading] = {}
         self.times, self.cpu_times = [], []
         rings: dict[str, tuple[np.ndarray, float]] = {}
+        areas: dict[str, float] = {}  # how much of a card the finder saw stand out where the mat's print does not
         seen: list[np.ndarray] = []  # what differs solidly from the enrolled mat, worked out once if asked
 
         def unlike_the_mat() -> np.ndarray:
@@ -101,6 +110,10 @@ class CardZones:
             found = find_card(frame, H, lens, z.bounds, card_mm, self.patches[z.id], z.id not in self._held,
                               unlike_at(z.id) if self.mat is not None and canonical is not None else None)
             self._held.add(z.id)
+            if self.mat is not None and found.kind != "empty":
+                patch = self.patches[z.id]
+                beyond = patch.raw.view(bool)[patch.zone] & ~self._mat_print[z.id][patch.zone]
+                areas[z.id] = np.count_nonzero(beyond) / (card_mm[0] * card_mm[1] * patch.s ** 2)
             if found.mat is not None:
                 rings[z.id] = (np.asarray(found.mat) + 2.0, found.plain)
             if found.kind == "empty":
@@ -120,13 +133,13 @@ class CardZones:
             if out[zid].label == "empty":
                 out[zid] = ZoneReading("unknown", 0.6)
         if self.mat is not None and canonical is not None:
-            out.update(self._against_the_mat(out, unlike_the_mat))
+            out.update(self._against_the_mat(out, unlike_the_mat, areas))
         if self.times:
             self.times[-1] += time.perf_counter() - start
         return out
 
-    def _against_the_mat(self, out: dict[str, ZoneReading], unlike_the_mat: Callable[[], np.ndarray]
-                         ) -> dict[str, ZoneReading]:
+    def _against_the_mat(self, out: dict[str, ZoneReading], unlike_the_mat: Callable[[], np.ndarray],
+                         areas: Mapping[str, float]) -> dict[str, ZoneReading]:
         """The places no card was named on, judged against the enrolled mat: a place is ``empty`` only where the
         frame differs from the mat over less than a plainly empty place does (``PLAINLY_EMPTY`` of a card, the
         finder's own limit), whatever the finder made of it (artwork around a place that looked like a card's
@@ -137,7 +150,13 @@ class CardZones:
         place ``unknown`` from ``EMPTY_AREA`` (a card standing out) only: on dev family tables 19648 a tan hand
         over a tan mat in cool light differed over 16 % of a place and was read ``empty`` at 1.0; of 256 empty
         places there and on 19640 and 19646, the 10 between the two limits lay under a hand's fingertips or
-        shadow in 8.)"""
+        shadow in 8.)
+
+        A place the finder left ``unknown`` is made ``empty`` so only where what the finder saw standing out of
+        the mat's colour, beyond what it sees on the enrolled mat itself (its print), is under ``EMPTY_AREA``
+        of a card (its own limit for a place with no card). More is something the comparison with the mat
+        missed: fresh family tables 19654, a brown hand over a maroon mat in dim light stood out over 0.39 of a
+        place to the finder and 0.03 to the comparison, and two covered places read ``empty`` at 0.92-0.94."""
         unnamed = [zid for zid, r in out.items() if r.label in ("empty", "unknown")]
         if not unnamed:
             return {}
@@ -147,7 +166,8 @@ class CardZones:
             share = np.count_nonzero(differs[self._mat_rects[zid]]) / self._card_px[zid]
             if out[zid].label == "empty" and share >= PLAINLY_EMPTY:
                 judged[zid] = ZoneReading("unknown", _confidence(share / EMPTY_AREA))
-            elif out[zid].label == "unknown" and share < PLAINLY_EMPTY:
+            elif out[zid].label == "unknown" and share < PLAINLY_EMPTY \
+                    and areas.get(zid, 0.0) < EMPTY_AREA:
                 judged[zid] = ZoneReading("empty", _confidence(1 - share / (2 * EMPTY_AREA)))
         return judged
 
