@@ -48,6 +48,7 @@ PLAIN = (0.87, 1.149)  # channels all within this of the mat's: surely mat (brig
 PREVIEW_PX_PER_MM = 1.0  # the first look...
 PLAINLY_EMPTY = 0.05  # ...finding less than this standing out of the mat (a quarter of EMPTY_AREA): empty
 BLUR_MM = 0.5  # smoothing of the patch, in mm
+HALF_FILL = 0.5  # against the enrolled mat, a card-sized rectangle this much unlike it, its band plainly mat, is a card
 FINGER_PX_PER_MM = 0.5  # the fingertip's opening is done at this resolution
 
 _SQUARE3, _SQUARE5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
@@ -440,6 +441,7 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
     if area < EMPTY_AREA and whole < FINGERS_AREA:
         return Found("empty", area=area, mat=zone.mat[0], plain=zone.mat[1])
     fill = band = 0.0
+    against_mat_fit = False
     if area >= EMPTY_AREA:
         lum = _test(*_relative(smooth, table))[1] if lum is None else lum
         corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
@@ -454,7 +456,12 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
             lum = _test(*_relative(smooth, table))[1] if lum is None else lum
             corners_px, fill, band = fit_card(against_mat, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s,
                                               GAP_MM * s)
-    if fill < MIN_FILL or band > MAX_BAND:  # fingers over the place (whatever lies under them), or no card
+            against_mat_fit = True
+    # Against the enrolled mat a card of the mat's colours in dim light differs from it in patches (its art, its
+    # frame lines), seldom over MIN_FILL of its rectangle; with nothing around it (its band as plain as an empty
+    # place) half of it is enough to cut it and let the matcher judge (which names no stranger).
+    half = against_mat_fit and fill >= HALF_FILL and band <= PLAINLY_EMPTY
+    if (fill < MIN_FILL or band > MAX_BAND) and not half:  # fingers over the place, or no card
         return Found("blob", fill=fill, band=band, area=area if area >= EMPTY_AREA else max(area, whole),
                      mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
