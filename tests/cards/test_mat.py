@@ -218,3 +218,25 @@ def test_a_hand_the_comparison_with_the_mat_misses_is_not_read_empty(tmp_path):
     reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
     assert all(reading.zones[zid].label == "unknown" for zid in under), reading.zones
     assert all(reading.zones[zid].label != "empty" or want == "empty" for zid, want in truth["zones"].items())
+
+
+def test_a_card_half_unlike_the_mat_in_dim_light_is_cut_and_named(tmp_path):
+    """Table 5 of `render --layout alchemists,alchymia-crystals,chaudron-potions --tables 12 --frames-per-table 6
+    --boards both --blur --hands 0.5 --deck 1470 --seed 19640` (a dev set), its third frame: dim light over the
+    illustrated potion mat. Against the enrolled mat the mist-draught on potion-6 differs from it over under 0.8 of
+    its rectangle (its panels of the mat's hue in that light), nothing around it: the finder left it `unknown`.
+    Half of it is enough to cut it, and the matcher names it."""
+    import json
+
+    from vision.render.card_photos import enrol_rendered
+    from vision.render.table import write_table
+
+    layout = load_layout("chaudron-potions")
+    *_, played = write_table(tmp_path, layout, "illustrated", 5, 3, 19640, True, deck=1470)
+    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
+    truth = json.loads(played.with_suffix(".json").read_text())
+    assert truth["zones"]["potion-6"] == "mist-draught" and truth["conditions"]["lighting"] == "dim"
+    deck = enrol_rendered(layout, deck=1470)
+    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    assert reading.zones["potion-6"].label == "mist-draught", reading.zones
+    assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
