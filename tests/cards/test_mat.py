@@ -240,3 +240,27 @@ def test_a_card_half_unlike_the_mat_in_dim_light_is_cut_and_named(tmp_path):
     reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
     assert reading.zones["potion-6"].label == "mist-draught", reading.zones
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
+
+
+def test_a_card_refused_as_fitted_on_the_rings_colour_is_fitted_again_against_the_mat(tmp_path):
+    """Table 11 of `render --layout alchemists,alchymia-crystals,chaudron-potions --tables 12 --frames-per-table 6
+    --boards both --blur --hands 0.5 --deck 1470 --seed 19640` (a dev set), its third frame: daylight over the
+    illustrated potion mat. What stands out of the ring's colour round potion-1 takes in the mat's art, the
+    rectangle fitted on it lies half on the art, and the matcher refused the serpent-oil so cut. Fitted again on
+    what differs from the enrolled mat, it is cut whole and named."""
+    import itertools
+    import json
+
+    from vision.render.card_photos import enrol_rendered
+    from vision.render.table import write_table
+
+    layout = load_layout("chaudron-potions")
+    # (the empty mat, the calibration frame, then frames 0-2 of six: their lightings run on from table to table)
+    *_, played = itertools.islice(write_table(tmp_path, layout, "illustrated", 11, 6, 19640, True, deck=1470), 5)
+    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
+    truth = json.loads(played.with_suffix(".json").read_text())
+    assert truth["zones"]["potion-1"] == "serpent-oil" and truth["conditions"]["lighting"] == "daylight"
+    deck = enrol_rendered(layout, deck=1470)
+    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    assert reading.zones["potion-1"].label == "serpent-oil", reading.zones
+    assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones

@@ -468,6 +468,24 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
     return Found("card", corners_mm, fill, band, area, zone.mat[0], zone.mat[1])
 
 
+def refit_against_mat(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, card_mm: tuple[float, float],
+                      zone: ZonePatch, unlike_mat: Callable[[ZonePatch], np.ndarray]) -> np.ndarray | None:
+    """A card's corners (board mm) fitted on what differs from the enrolled mat alone, as ``find_card`` accepts
+    such a fit, or None: for a card whose rectangle, fitted on what stands out of the ring's colour, the matcher
+    refused (on a mat printed with art the ring's colour takes in the art round the card, and the rectangle
+    lies half on it)."""
+    s = zone.s
+    card_px = card_mm[0] * card_mm[1] * s * s
+    against_mat, in_zone, _ = _outline(unlike_mat(zone).view(np.uint8), zone.zone, s)
+    if against_mat is None or in_zone < EMPTY_AREA * card_px:
+        return None
+    *_, lum = zone.look(frame, H, lens, dense=True)
+    corners_px, fill, band = fit_card(against_mat, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
+    if not ((fill >= MIN_FILL and band <= MAX_BAND) or (fill >= HALF_FILL and band <= PLAINLY_EMPTY)):
+        return None
+    return (corners_px + 0.5) / s + zone.origin
+
+
 def cut_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, corners_mm: np.ndarray,
              card_mm: tuple[float, float], px_per_mm: float = CARD_PX_PER_MM) -> np.ndarray:
     """The card, upright (portrait) at ``px_per_mm``, cut from the frame in one resampling."""

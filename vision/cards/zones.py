@@ -18,8 +18,8 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import LensModel
-from vision.cards import card_size
-from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, ZonePatch, cut_card, find_card
+from vision.cards import card_size, features
+from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, ZonePatch, cut_card, find_card, refit_against_mat
 from vision.cards.store import CardLibrary, CardSet
 from vision.reading import ZoneReading
 
@@ -124,6 +124,14 @@ class CardZones:
             else:
                 # Matched against the whole set: a card of the set that this zone may not show is unknown here.
                 match = card_set.match(cut_card(frame, H, lens, found.corners_mm, card_mm))
+                if match.name is None and self.mat is not None and canonical is not None:
+                    # Refused as fitted on the ring's colour: fitted again on what differs from the enrolled mat,
+                    # unless that lies within the shifts the matcher forgives already (the same cut).
+                    again = refit_against_mat(frame, H, lens, card_mm, self.patches[z.id], unlike_at(z.id))
+                    if again is not None and np.abs(again - found.corners_mm).max() > max(features.SHIFTS_MM):
+                        other = card_set.match(cut_card(frame, H, lens, again, card_mm))
+                        if other.name is not None:
+                            match = other
                 name = match.name if match.name in self.allowed[z.id] else None
                 out[z.id] = ZoneReading(name or "unknown", match.confidence if name or not match.name else 0.9)
             self.times.append(time.perf_counter() - start)
