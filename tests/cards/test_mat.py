@@ -5,6 +5,8 @@ with artwork, which the card finder cannot tell from a card's edge, reads ``empt
 
 from __future__ import annotations
 
+import itertools
+import json
 from functools import lru_cache
 
 import cv2
@@ -15,8 +17,9 @@ from calibration.layout import load_layout
 from calibration.store import Calibration, load_calibration
 from vision.board import enrol_board
 from vision.read import Reader
+from vision.render.card_photos import enrol_rendered
 from vision.render.state import empty_state
-from vision.render.table import random_table, table_frame
+from vision.render.table import random_table, table_frame, write_table
 
 SEED = 19562
 DARK_HAND = (3, "plain", (245567465965268690936435806690356132563, 1, 2507994541), "warm", True)
@@ -43,6 +46,22 @@ def _table(index: int, kind: str, frame_state, lighting: str, hand: bool):
     return layout, empty, frame, truth
 
 
+
+def _set_frame(folder, layout, kind: str, index: int, frame: int, seed: int, deck: int, blur: bool = False,
+               frames_per_table: int | None = None):
+    """(the empty mat, frame ``frame``, its truth) of table ``index`` of `render --tables ... --seed SEED --deck
+    DECK`, drawn as the set drew it (``frames_per_table``: the set's, as the lightings run on from table to
+    table; only the frames up to ``frame`` are drawn), into ``folder``."""
+    paths = write_table(folder, layout, kind, index, frames_per_table or frame + 1, seed, blur, deck=deck)
+    played = list(itertools.islice(paths, 3 + frame))[-1]  # (after the empty mat and the calibration frame)
+    empty, image = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
+    return empty, image, json.loads(played.with_suffix(".json").read_text())
+
+
+def _against_the_mat(layout, empty, frame, cards=None):
+    """The frame read with the mat enrolled empty (as `calibrate board` enrols it)."""
+    return Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=cards).read(frame)
+
 def test_a_dark_hand_over_an_empty_place_of_a_dark_mat_is_not_read_empty():
     """A brown hand (skin 74, 49, 38) over the brown mat in warm light, its palm over the air crystal's empty
     place: the finder sees nothing standing out of the mat's colour there, and read it `empty` at 1.0."""
@@ -50,7 +69,7 @@ def test_a_dark_hand_over_an_empty_place_of_a_dark_mat_is_not_read_empty():
     assert truth["zones"]["crystal-air"] == "unknown"
     assert tuple(truth["conditions"]["hand_mm"]["skin"]) == (74, 49, 38)
     assert Reader(layout).read(frame).zones["crystal-air"].label == "empty"  # (the mat not enrolled)
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
+    reading = _against_the_mat(layout, empty, frame)
     under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
     assert all(reading.zones[zid].label == "unknown" for zid in under), reading.zones
 
@@ -65,7 +84,7 @@ def test_empty_places_on_a_mat_printed_with_artwork_read_empty_and_its_cards_do_
     assert len(empties) == 3
     before = Reader(layout).read(frame)
     assert any(before.zones[zid].label != "empty" for zid in empties)
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
+    reading = _against_the_mat(layout, empty, frame)
     for zid, want in truth["zones"].items():
         assert reading.zones[zid].label == ("empty" if want == "empty" else "unknown"), (zid, reading.zones[zid])
 
@@ -108,8 +127,6 @@ def test_cards_whose_border_is_of_the_mats_colour_are_found_against_the_enrolled
     --frames-per-table 6 --boards both --blur --hands 0.5 --seed 19585` (a dev seed), frame f002 (cool light): the
     potion cards' pale borders on a cream mat do not stand out of the ring's colour, so the finder saw no card's
     rectangle and every card read `unknown`. Against the enrolled mat each card stands out whole, and is named."""
-    from vision.render.card_photos import enrol_rendered
-
     layout = load_layout("chaudron-potions")
     rng = np.random.default_rng([19585, 14])
     table = random_table(layout, rng, "plain")
@@ -125,7 +142,7 @@ def test_cards_whose_border_is_of_the_mats_colour_are_found_against_the_enrolled
     deck = enrol_rendered(layout)
     before = Reader(layout, cards=deck).read(frame)
     assert all(before.zones[zid].label == "unknown" for zid in cards)
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    reading = _against_the_mat(layout, empty, frame, deck)
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
     assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones
 
@@ -136,19 +153,12 @@ def test_cards_showing_only_their_art_against_the_mats_colour_are_found_against_
     without blur (warm light): only each card's art and frame lines stand out of the ring's colour, in pieces no
     wider than fingers, so the finder cut them all away and read both tempests `unknown` (16 cards of the table's
     frames so). Against the enrolled mat each card stands out whole, and is named."""
-    import json
-
-    from vision.render.card_photos import enrol_rendered
-    from vision.render.table import write_table
-
     layout = load_layout("chaudron-potions")
-    *_, played = write_table(tmp_path, layout, "plain", 2, 2, 19646, False, deck=1482)
-    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
-    truth = json.loads(played.with_suffix(".json").read_text())
+    empty, frame, truth = _set_frame(tmp_path, layout, "plain", 2, 1, 19646, 1482)
     cards = {zid: want for zid, want in truth["zones"].items() if want not in ("empty", "unknown")}
     assert cards == {"potion-3": "tempest", "potion-6": "tempest"}
     deck = enrol_rendered(layout, deck=1482)
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    reading = _against_the_mat(layout, empty, frame, deck)
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
     assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones
 
@@ -159,17 +169,11 @@ def test_a_hand_of_the_mats_hue_over_a_place_is_not_read_empty_against_the_enrol
     fingers over the air crystal's empty place. Against the enrolled mat it differs over 16 % of a place (the
     hand's edges and the gaps between its fingers; its palm is the mat's colour), under the 20 % of a card that
     once made an empty place `unknown`, and the place read `empty` at 1.0."""
-    import json
-
-    from vision.render.table import write_table
-
     layout = load_layout("alchymia-crystals")
-    *_, played = write_table(tmp_path, layout, "plain", 1, 1, 19648, False, deck=1484)
-    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
-    truth = json.loads(played.with_suffix(".json").read_text())
+    empty, frame, truth = _set_frame(tmp_path, layout, "plain", 1, 0, 19648, 1484)
     under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
     assert "crystal-air" in under and tuple(truth["conditions"]["hand_mm"]["skin"]) == (213, 167, 125)
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
+    reading = _against_the_mat(layout, empty, frame)
     assert all(reading.zones[zid].label == "unknown" for zid in under), reading.zones
     assert all(reading.zones[zid].label != "empty" or want == "empty" for zid, want in truth["zones"].items())
 
@@ -205,17 +209,11 @@ def test_a_hand_the_comparison_with_the_mat_misses_is_not_read_empty(tmp_path):
     maroon potion mat in dim light. The comparison with the enrolled mat sees under 5 % of potion-4 and potion-6
     differ, and made the finder's `unknown` (0.39 of a place standing out of the mat's colour, none on the
     enrolled mat) `empty` at 0.92-0.94."""
-    import json
-
-    from vision.render.table import write_table
-
     layout = load_layout("chaudron-potions")
-    *_, played = write_table(tmp_path, layout, "plain", 2, 1, 19654, False, deck=1495)
-    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
-    truth = json.loads(played.with_suffix(".json").read_text())
+    empty, frame, truth = _set_frame(tmp_path, layout, "plain", 2, 0, 19654, 1495)
     under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
     assert {"potion-4", "potion-6"} <= set(under) and truth["conditions"]["lighting"] == "dim"
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout))).read(frame)
+    reading = _against_the_mat(layout, empty, frame)
     assert all(reading.zones[zid].label == "unknown" for zid in under), reading.zones
     assert all(reading.zones[zid].label != "empty" or want == "empty" for zid, want in truth["zones"].items())
 
@@ -226,18 +224,11 @@ def test_a_card_half_unlike_the_mat_in_dim_light_is_cut_and_named(tmp_path):
     illustrated potion mat. Against the enrolled mat the mist-draught on potion-6 differs from it over under 0.8 of
     its rectangle (its panels of the mat's hue in that light), nothing around it: the finder left it `unknown`.
     Half of it is enough to cut it, and the matcher names it."""
-    import json
-
-    from vision.render.card_photos import enrol_rendered
-    from vision.render.table import write_table
-
     layout = load_layout("chaudron-potions")
-    *_, played = write_table(tmp_path, layout, "illustrated", 5, 3, 19640, True, deck=1470)
-    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
-    truth = json.loads(played.with_suffix(".json").read_text())
+    empty, frame, truth = _set_frame(tmp_path, layout, "illustrated", 5, 2, 19640, 1470, blur=True)
     assert truth["zones"]["potion-6"] == "mist-draught" and truth["conditions"]["lighting"] == "dim"
     deck = enrol_rendered(layout, deck=1470)
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    reading = _against_the_mat(layout, empty, frame, deck)
     assert reading.zones["potion-6"].label == "mist-draught", reading.zones
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
 
@@ -248,19 +239,11 @@ def test_a_card_refused_as_fitted_on_the_rings_colour_is_fitted_again_against_th
     illustrated potion mat. What stands out of the ring's colour round potion-1 takes in the mat's art, the
     rectangle fitted on it lies half on the art, and the matcher refused the serpent-oil so cut. Fitted again on
     what differs from the enrolled mat, it is cut whole and named."""
-    import itertools
-    import json
-
-    from vision.render.card_photos import enrol_rendered
-    from vision.render.table import write_table
-
     layout = load_layout("chaudron-potions")
-    # (the empty mat, the calibration frame, then frames 0-2 of six: their lightings run on from table to table)
-    *_, played = itertools.islice(write_table(tmp_path, layout, "illustrated", 11, 6, 19640, True, deck=1470), 5)
-    empty, frame = cv2.imread(str(played.parent / "empty.png")), cv2.imread(str(played))
-    truth = json.loads(played.with_suffix(".json").read_text())
+    empty, frame, truth = _set_frame(tmp_path, layout, "illustrated", 11, 2, 19640, 1470, blur=True,
+                                     frames_per_table=6)
     assert truth["zones"]["potion-1"] == "serpent-oil" and truth["conditions"]["lighting"] == "daylight"
     deck = enrol_rendered(layout, deck=1470)
-    reading = Reader(layout, Calibration(layout.name, board=enrol_board(empty, layout)), cards=deck).read(frame)
+    reading = _against_the_mat(layout, empty, frame, deck)
     assert reading.zones["potion-1"].label == "serpent-oil", reading.zones
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
