@@ -48,7 +48,6 @@ PLAIN = (0.87, 1.149)  # channels all within this of the mat's: surely mat (brig
 PREVIEW_PX_PER_MM = 1.0  # the first look...
 PLAINLY_EMPTY = 0.05  # ...finding less than this standing out of the mat (a quarter of EMPTY_AREA): empty
 BLUR_MM = 0.5  # smoothing of the patch, in mm
-HALF_FILL = 0.5  # against the enrolled mat, a card-sized rectangle this much unlike it, its band plainly mat, is a card
 FINGER_PX_PER_MM = 0.5  # the fingertip's opening is done at this resolution
 
 _SQUARE3, _SQUARE5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
@@ -441,7 +440,6 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
     if area < EMPTY_AREA and whole < FINGERS_AREA:
         return Found("empty", area=area, mat=zone.mat[0], plain=zone.mat[1])
     fill = band = 0.0
-    against_mat_fit = False
     if area >= EMPTY_AREA:
         lum = _test(*_relative(smooth, table))[1] if lum is None else lum
         corners_px, fill, band = fit_card(mask, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
@@ -456,34 +454,11 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
             lum = _test(*_relative(smooth, table))[1] if lum is None else lum
             corners_px, fill, band = fit_card(against_mat, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s,
                                               GAP_MM * s)
-            against_mat_fit = True
-    # Against the enrolled mat a card of the mat's colours in dim light differs from it in patches (its art, its
-    # frame lines), seldom over MIN_FILL of its rectangle; with nothing around it (its band as plain as an empty
-    # place) half of it is enough to cut it and let the matcher judge (which names no stranger).
-    half = against_mat_fit and fill >= HALF_FILL and band <= PLAINLY_EMPTY
-    if (fill < MIN_FILL or band > MAX_BAND) and not half:  # fingers over the place, or no card
+    if fill < MIN_FILL or band > MAX_BAND:  # fingers over the place, no card, or a card that is no rectangle here
         return Found("blob", fill=fill, band=band, area=area if area >= EMPTY_AREA else max(area, whole),
                      mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
     return Found("card", corners_mm, fill, band, area, zone.mat[0], zone.mat[1])
-
-
-def refit_against_mat(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, card_mm: tuple[float, float],
-                      zone: ZonePatch, unlike_mat: Callable[[ZonePatch], np.ndarray]) -> np.ndarray | None:
-    """A card's corners (board mm) fitted on what differs from the enrolled mat alone, as ``find_card`` accepts
-    such a fit, or None: for a card whose rectangle, fitted on what stands out of the ring's colour, the matcher
-    refused (on a mat printed with art the ring's colour takes in the art round the card, and the rectangle
-    lies half on it)."""
-    s = zone.s
-    card_px = card_mm[0] * card_mm[1] * s * s
-    against_mat, in_zone, _ = _outline(unlike_mat(zone).view(np.uint8), zone.zone, s)
-    if against_mat is None or in_zone < EMPTY_AREA * card_px:
-        return None
-    *_, lum = zone.look(frame, H, lens, dense=True)
-    corners_px, fill, band = fit_card(against_mat, lum, (card_mm[0] * s, card_mm[1] * s), BAND_MM * s, GAP_MM * s)
-    if not ((fill >= MIN_FILL and band <= MAX_BAND) or (fill >= HALF_FILL and band <= PLAINLY_EMPTY)):
-        return None
-    return (corners_px + 0.5) / s + zone.origin
 
 
 def cut_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, corners_mm: np.ndarray,

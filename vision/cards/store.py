@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.cards import blur, features, tell
+from vision.cards import blur, features, locate, tell
 from vision.cards.find import CARD_PX_PER_MM
 
 KIND = "alchemy-table card set"
@@ -102,6 +102,15 @@ class CardSet:
         self.likeness = np.maximum(coarse, coarse.T)  # coarse score between enrolled cards (either way round)
         self.teller = tell.Teller(self.names, [self.photos(n) for n in self.names], self.likeness, self.card_mm,
                                   CARD_PX_PER_MM)
+        self._locator: locate.CardLocator | None = None
+
+    @property
+    def locator(self) -> locate.CardLocator:
+        """The set's families' faces, to find a card by its print (made when first asked)."""
+        if self._locator is None:
+            self._locator = locate.CardLocator([self.images[n] for n in self.names], self.likeness, tell.LOOK_ALIKE,
+                                               CARD_PX_PER_MM, self.card_mm)
+        return self._locator
 
     def __contains__(self, name: str) -> bool:
         return name in self.images

@@ -18,9 +18,9 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import LensModel
-from vision.cards import card_size, features
-from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, ZonePatch, cut_card, find_card, refit_against_mat
-from vision.cards.store import CardLibrary, CardSet
+from vision.cards import card_size, tell
+from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, Found, ZonePatch, cut_card, find_card
+from vision.cards.store import CardLibrary, CardSet, Match
 from vision.reading import ZoneReading
 
 Sets = CardLibrary | Mapping[str, CardSet] | None
@@ -119,21 +119,15 @@ class CardZones:
             if found.kind == "empty":
                 self._held.discard(z.id)
                 out[z.id] = ZoneReading("empty", _confidence(1 - found.area / 0.4))
-            elif found.kind == "blob" or card_set is None:
+            elif card_set is None:
                 out[z.id] = ZoneReading("unknown", _confidence(found.area))
             else:
-                # Matched against the whole set: a card of the set that this zone may not show is unknown here.
-                match = card_set.match(cut_card(frame, H, lens, found.corners_mm, card_mm))
-                if match.name is None and self.mat is not None and canonical is not None:
-                    # Refused as fitted on the ring's colour: fitted again on what differs from the enrolled mat,
-                    # unless that lies within the shifts the matcher forgives already (the same cut).
-                    again = refit_against_mat(frame, H, lens, card_mm, self.patches[z.id], unlike_at(z.id))
-                    if again is not None and np.abs(again - found.corners_mm).max() > max(features.SHIFTS_MM):
-                        other = card_set.match(cut_card(frame, H, lens, again, card_mm))
-                        if other.name is not None:
-                            match = other
-                name = match.name if match.name in self.allowed[z.id] else None
-                out[z.id] = ZoneReading(name or "unknown", match.confidence if name or not match.name else 0.9)
+                match = self._match(frame, H, lens, z.id, found, card_set)
+                if match is None:  # something that is no card of the set's
+                    out[z.id] = ZoneReading("unknown", _confidence(found.area))
+                else:  # matched against the whole set: a card of the set that this zone may not show is unknown here
+                    name = match.name if match.name in self.allowed[z.id] else None
+                    out[z.id] = ZoneReading(name or "unknown", match.confidence if name or not match.name else 0.9)
             self.times.append(time.perf_counter() - start)
             self.cpu_times.append(time.process_time() - cpu)
         start = time.perf_counter()
@@ -145,6 +139,28 @@ class CardZones:
         if self.times:
             self.times[-1] += time.perf_counter() - start
         return out
+
+    def _match(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None, zid: str, found: Found,
+               card_set: CardSet) -> Match | None:
+        """The set's card that the place ``found`` looked at shows (``Match.name`` None: refused), or None when
+        nothing there was cut. Cut where the finder fitted it; where that fit was refused, or the outline was no
+        card's rectangle but as large as a card's fifth (``EMPTY_AREA``), the card is found by its print
+        (``locate``): in dim light a card of the mat's colours shows only its art and frame lines, and on a mat
+        printed with art the outline takes in the art beside the card, so fits on it lie off; the family's face
+        is where the card is, whatever lies around it."""
+        match = None
+        if found.kind == "card":
+            match = card_set.match(cut_card(frame, H, lens, found.corners_mm, card_set.card_mm))
+        if (match is None or match.name is None) and found.area >= EMPTY_AREA:
+            patch = self.patches[zid]
+            located = card_set.locator.locate(patch.sample(frame, H, lens), patch.origin, patch.s)
+            # A place found within half what the matcher's warp takes back (``tell.ALIGN_MM``) of the refused cut
+            # is the same cut: the stranger the finder cut cleanly is not judged twice.
+            if located is not None and (match is None or _apart(located[0], found.corners_mm) > tell.ALIGN_MM / 2):
+                other = card_set.match(cut_card(frame, H, lens, located[0], card_set.card_mm))
+                if other.name is not None or match is None:
+                    match = other
+        return match
 
     def _against_the_mat(self, out: dict[str, ZoneReading], unlike_the_mat: Callable[[], np.ndarray],
                          areas: Mapping[str, float]) -> dict[str, ZoneReading]:
@@ -178,6 +194,12 @@ class CardZones:
                     and areas.get(zid, 0.0) < EMPTY_AREA:
                 judged[zid] = ZoneReading("empty", _confidence(1 - share / (2 * EMPTY_AREA)))
         return judged
+
+
+def _apart(a: np.ndarray, b: np.ndarray) -> float:
+    """How far (mm) two cuts' corners lie apart at most, either cut taken either way up (a card's corners are
+    ordered from its top-left, or all turned half a turn)."""
+    return float(min(np.abs(a - b).max(), np.abs(np.roll(a, 2, axis=0) - b).max()))
 
 
 def covered(rings: Mapping[str, tuple[np.ndarray, float]]) -> list[str]:
