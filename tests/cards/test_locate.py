@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 
 from calibration.layout import load_layout
+from vision.cards.locate import FINE_PX_PER_MM, families
+from vision.cards.store import CardSet
+from vision.cards.tell import LOOK_ALIKE
 from vision.render.card_photos import enrol_rendered
 from vision.render.cards import card_face
 
@@ -92,3 +95,22 @@ def test_crystals_found_only_in_part_against_the_mat_in_dim_light_are_named(tmp_
     assert reading.zones["crystal-air"].label == "air-5", reading.zones
     assert reading.zones["crystal-water"].label == "water-5", reading.zones
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
+
+
+def test_a_family_enrolled_half_upside_down_is_searched_for_by_one_face():
+    """A card may be enrolled either way up. Every other potion's photo turned half a turn: each family's face is
+    still its cards' print, each of them correlating with it as when all were enrolled one way up (0.86 on this
+    deck); averaged as they lay, the face was two faces at once (0.64)."""
+    potions = _potions()
+    enrolled = sorted(potions.images.items())
+    photos = {n: (img[::-1, ::-1].copy() if k % 2 else img) for k, (n, img) in enumerate(enrolled)}
+    half = CardSet("chaudron-potions", potions.card_mm, photos)
+    faces = half.locator.templates[FINE_PX_PER_MM]
+    for f, members in enumerate(families(half.likeness, LOOK_ALIKE)):
+        face = faces[f][0][0]
+        for i in members:
+            grey = cv2.cvtColor(half.images[half.names[i]], cv2.COLOR_BGR2GRAY).astype(np.float32)
+            grey = cv2.resize(grey, face.shape[::-1], interpolation=cv2.INTER_AREA)
+            either = max(float(cv2.matchTemplate(g, face, cv2.TM_CCOEFF_NORMED)[0, 0])
+                         for g in (grey, np.ascontiguousarray(grey[::-1, ::-1])))
+            assert either >= 0.8, (half.names[i], either)

@@ -17,15 +17,17 @@ a known family, located as well as a known card, is still refused.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
 COARSE_PX_PER_MM = 0.5  # the search over every turn and position...
 FINE_PX_PER_MM = 1.0  # ...then refined near the best
-TURNS_DEG = tuple(range(-15, 16, 3))  # a card set down askew (the finder's own fit: a few degrees off at most)
+TURNS_DEG = tuple(range(-15, 16, 3))  # a card set down askew, any way round (the renderer's: up to 12 degrees)
 FINE_TURNS_DEG = (-1.5, 0.0, 1.5)  # around the best coarse turn
 LOCATED_MIN = 0.5  # a best correlation below this is no card's print: not worth the matcher's time (dev tables
-# 19662-19663: the cards named so correlated 0.63 and more; hands, empty places and strangers 0.45 at the median)
+# 19662-19663: the cards named so correlated 0.79 and more; of the places searched and refused, half under 0.5)
 
 
 def families(likeness: np.ndarray, look_alike: float) -> list[list[int]]:
@@ -58,18 +60,21 @@ def _faces(grey: np.ndarray) -> list[tuple[np.ndarray, int]]:
 class CardLocator:
     """The mean face of each family of an enrolled set, at the two resolutions the search uses."""
 
-    def __init__(self, photos: list[np.ndarray], likeness: np.ndarray, look_alike: float, photo_px_per_mm: float,
-                 card_mm: tuple[float, float]):
+    def __init__(self, photos: list[np.ndarray], likeness: np.ndarray, look_alike: float,
+                 card_mm: tuple[float, float], upside_down: Callable[[int, int], bool]):
+        """``upside_down(i, j)``: whether card ``j``'s photo lies half a turn from card ``i``'s (a card may be
+        enrolled either way up): a family's photos are all turned one way before they are averaged."""
         self.card_mm = card_mm
         greys = [cv2.cvtColor(p, cv2.COLOR_BGR2GRAY).astype(np.float32) for p in photos]
+        means = []
+        for members in families(likeness, look_alike):
+            first = members[0]
+            means.append(np.mean([greys[i][::-1, ::-1] if i != first and upside_down(first, i) else greys[i]
+                                  for i in members], axis=0))
         self.templates: dict[float, list[list[tuple[np.ndarray, int]]]] = {}
         for s in (COARSE_PX_PER_MM, FINE_PX_PER_MM):
             size = (max(4, round(card_mm[0] * s)), max(4, round(card_mm[1] * s)))
-            per = []
-            for members in families(likeness, look_alike):
-                mean = np.mean([greys[i] for i in members], axis=0)
-                per.append(_faces(cv2.resize(mean, size, interpolation=cv2.INTER_AREA)))
-            self.templates[s] = per
+            self.templates[s] = [_faces(cv2.resize(mean, size, interpolation=cv2.INTER_AREA)) for mean in means]
 
     def locate(self, patch: np.ndarray, origin: tuple[float, float], s: float) -> tuple[np.ndarray, float] | None:
         """The card's corners (board mm, as ``find.Found.corners_mm`` orders them) on a place's ``patch`` (BGR,
