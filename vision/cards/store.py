@@ -109,7 +109,7 @@ class CardSet:
         """The set's families' faces, to find a card by its print (made when first asked)."""
         if self._locator is None:
             self._locator = locate.CardLocator([self.images[n] for n in self.names], self.likeness, tell.LOOK_ALIKE,
-                                               self.card_mm, lambda i, j: bool(self.teller._align(i, j)[1]))
+                                               self.card_mm, self.teller.upside_down)
         return self._locator
 
     def __contains__(self, name: str) -> bool:

@@ -147,6 +147,10 @@ class Teller:
             self.diff[i, j] = (best[0] / TAU, best[1])
         return self.diff[i, j]
 
+    def upside_down(self, i: int, j: int) -> bool:
+        """Whether card ``j``'s photo lies half a turn from card ``i``'s (either may have been enrolled upside down)."""
+        return bool(self._align(i, j)[1])
+
     def difference(self, i: int, j: int) -> np.ndarray:
         """The cells where cards ``i`` and ``j`` differ, in ``i``'s frame (0..1)."""
         return self._align(i, j)[0]
