@@ -13,7 +13,6 @@ import pytest
 from calibration.layout import load_layout
 from vision.cards.locate import FINE_PX_PER_MM, families
 from vision.cards.store import CardSet
-from vision.cards.tell import LOOK_ALIKE
 from vision.render.card_photos import enrol_rendered
 from vision.render.cards import card_face
 
@@ -106,7 +105,7 @@ def test_a_family_enrolled_half_upside_down_is_searched_for_by_one_face():
     photos = {n: (img[::-1, ::-1].copy() if k % 2 else img) for k, (n, img) in enumerate(enrolled)}
     half = CardSet("chaudron-potions", potions.card_mm, photos)
     faces = half.locator.templates[FINE_PX_PER_MM]
-    for f, members in enumerate(families(half.likeness, LOOK_ALIKE)):
+    for f, members in enumerate(families(half.teller.look_alikes)):
         face = faces[f][0][0]
         for i in members:
             grey = cv2.cvtColor(half.images[half.names[i]], cv2.COLOR_BGR2GRAY).astype(np.float32)

@@ -17,7 +17,7 @@ a known family, located as well as a known card, is still refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -30,25 +30,23 @@ LOCATED_MIN = 0.5  # a best correlation below this is no card's print: not worth
 # 19662-19663: the cards named so correlated 0.79 and more; of the places searched and refused, half under 0.5)
 
 
-def families(likeness: np.ndarray, look_alike: float) -> list[list[int]]:
-    """The set's cards grouped into families: cards joined by a coarse likeness of ``look_alike`` or more."""
-    n = len(likeness)
-    group = list(range(n))
-
-    def root(i: int) -> int:
-        while group[i] != i:
-            group[i] = group[group[i]]
-            i = group[i]
-        return i
-
-    for i in range(n):
-        for j in range(i + 1, n):
-            if likeness[i, j] >= look_alike:
-                group[root(i)] = root(j)
-    out: dict[int, list[int]] = {}
-    for i in range(n):
-        out.setdefault(root(i), []).append(i)
-    return list(out.values())
+def families(look_alikes: Sequence[Sequence[int]]) -> list[list[int]]:
+    """The set's cards grouped into families: the cards joined, directly or through others, as look-alikes
+    (``tell.Teller.look_alikes``: card ``i``'s look-alikes are ``look_alikes[i]``)."""
+    seen: set[int] = set()
+    out = []
+    for start in range(len(look_alikes)):
+        if start in seen:
+            continue
+        family, todo = [], [start]
+        seen.add(start)
+        while todo:
+            i = todo.pop()
+            family.append(i)
+            todo.extend(j for j in look_alikes[i] if j not in seen)
+            seen.update(look_alikes[i])
+        out.append(sorted(family))
+    return out
 
 
 def _faces(grey: np.ndarray) -> list[tuple[np.ndarray, int]]:
@@ -60,14 +58,14 @@ def _faces(grey: np.ndarray) -> list[tuple[np.ndarray, int]]:
 class CardLocator:
     """The mean face of each family of an enrolled set, at the two resolutions the search uses."""
 
-    def __init__(self, photos: list[np.ndarray], likeness: np.ndarray, look_alike: float,
-                 card_mm: tuple[float, float], upside_down: Callable[[int, int], bool]):
+    def __init__(self, photos: list[np.ndarray], look_alikes: Sequence[Sequence[int]], card_mm: tuple[float, float],
+                 upside_down: Callable[[int, int], bool]):
         """``upside_down(i, j)``: whether card ``j``'s photo lies half a turn from card ``i``'s (a card may be
         enrolled either way up): a family's photos are all turned one way before they are averaged."""
         self.card_mm = card_mm
         greys = [cv2.cvtColor(p, cv2.COLOR_BGR2GRAY).astype(np.float32) for p in photos]
         means = []
-        for members in families(likeness, look_alike):
+        for members in families(look_alikes):
             first = members[0]
             means.append(np.mean([greys[i][::-1, ::-1] if i != first and upside_down(first, i) else greys[i]
                                   for i in members], axis=0))
@@ -101,6 +99,7 @@ class CardLocator:
         for turn in turns:
             R = cv2.getRotationMatrix2D(mid, turn, 1.0)
             turned = cv2.warpAffine(small, R, (sw, sh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+            back = cv2.invertAffineTransform(R)  # (pixel indices: a pixel's centre at +0.5)
             for f, faces in enumerate(self.templates[at]):
                 for template, way in faces:
                     th, tw = template.shape
@@ -108,7 +107,6 @@ class CardLocator:
                         continue
                     _, score, _, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(turned, template, cv2.TM_CCOEFF_NORMED))
                     if best is None or score > best[0]:
-                        back = cv2.invertAffineTransform(R)  # (pixel indices: a pixel's centre at +0.5)
                         corners = (np.array(_WAYS[way]) * (tw, th) + (x - 0.5, y - 0.5)) @ back[:, :2].T
                         corners += back[:, 2] + 0.5
                         best = (float(score), float(turn), f, way, corners * mm)

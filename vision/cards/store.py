@@ -108,7 +108,7 @@ class CardSet:
     def locator(self) -> locate.CardLocator:
         """The set's families' faces, to find a card by its print (made when first asked)."""
         if self._locator is None:
-            self._locator = locate.CardLocator([self.images[n] for n in self.names], self.likeness, tell.LOOK_ALIKE,
+            self._locator = locate.CardLocator([self.images[n] for n in self.names], self.teller.look_alikes,
                                                self.card_mm, self.teller.upside_down)
         return self._locator
 
