@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import cv2
 import numpy as np
@@ -23,6 +23,13 @@ from vision.render.table import random_table, table_frame, write_table
 
 SEED = 19562
 DARK_HAND = (3, "plain", (245567465965268690936435806690356132563, 1, 2507994541), "warm", True)
+
+
+@cache
+def _deck(layout_name: str, deck: int | None = None):
+    """The layout's cards of ``deck`` enrolled from rendered photos (``enrol_rendered``), once for the tests that
+    only read with them (rendering the photos is most of a test's time)."""
+    return enrol_rendered(load_layout(layout_name), deck=deck)
 
 
 @lru_cache(maxsize=2)
@@ -140,7 +147,7 @@ def test_cards_whose_border_is_of_the_mats_colour_are_found_against_the_enrolled
     frame, truth = table_frame(table, layout, rng, "cool")
     cards = {zid: want for zid, want in truth["zones"].items() if want not in ("empty", "unknown")}
     assert len(cards) == 2 and not truth["partly_hidden"]
-    deck = enrol_rendered(layout)
+    deck = _deck(layout.name)
     before = Reader(layout, cards=deck).read(frame)
     assert all(before.zones[zid].label == want for zid, want in cards.items()), before.zones
     reading = _against_the_mat(layout, empty, frame, deck)
@@ -158,7 +165,7 @@ def test_cards_showing_only_their_art_against_the_mats_colour_are_found_against_
     empty, frame, truth = _set_frame(tmp_path, layout, "plain", 2, 1, 19646, 1482)
     cards = {zid: want for zid, want in truth["zones"].items() if want not in ("empty", "unknown")}
     assert cards == {"potion-3": "tempest", "potion-6": "tempest"}
-    deck = enrol_rendered(layout, deck=1482)
+    deck = _deck(layout.name, 1482)
     reading = _against_the_mat(layout, empty, frame, deck)
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
     assert all(reading.zones[zid].label == want for zid, want in cards.items()), reading.zones
@@ -228,7 +235,7 @@ def test_a_card_half_unlike_the_mat_in_dim_light_is_cut_and_named(tmp_path):
     layout = load_layout("chaudron-potions")
     empty, frame, truth = _set_frame(tmp_path, layout, "illustrated", 5, 2, 19640, 1470, blur=True)
     assert truth["zones"]["potion-6"] == "mist-draught" and truth["conditions"]["lighting"] == "dim"
-    deck = enrol_rendered(layout, deck=1470)
+    deck = _deck(layout.name, 1470)
     reading = _against_the_mat(layout, empty, frame, deck)
     assert reading.zones["potion-6"].label == "mist-draught", reading.zones
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones
@@ -244,7 +251,7 @@ def test_a_card_refused_as_fitted_on_the_rings_colour_is_fitted_again_against_th
     empty, frame, truth = _set_frame(tmp_path, layout, "illustrated", 11, 2, 19640, 1470, blur=True,
                                      frames_per_table=6)
     assert truth["zones"]["potion-1"] == "serpent-oil" and truth["conditions"]["lighting"] == "daylight"
-    deck = enrol_rendered(layout, deck=1470)
+    deck = _deck(layout.name, 1470)
     reading = _against_the_mat(layout, empty, frame, deck)
     assert reading.zones["potion-1"].label == "serpent-oil", reading.zones
     assert all(reading.zones[zid].label in (want, "unknown") for zid, want in truth["zones"].items()), reading.zones

@@ -64,3 +64,13 @@ def test_a_card_of_the_family_never_enrolled_is_unknown(family):
     for seed, lighting in ((620, "daylight"), (621, "warm")):
         got = read(family, shot({"card-left": FAMILY[4], "card-right": FAMILY[seed % 4]}, seed, lighting)[0])
         assert got == {"card-left": "unknown", "card-right": FAMILY[seed % 4]}
+
+
+def test_a_card_enrolled_after_the_set_has_read_is_told_apart_at_once(family):
+    """The set learns where its cards differ when first asked, not at each enrolment: a card enrolled into a set
+    that has already read a frame is named in that frame read again, and the family it joins told apart."""
+    card_set = CardSet("alchemists-ingredients", (63, 88), {n: family.images[n] for n in FAMILY[:3]})
+    frame = shot({"card-left": FAMILY[3], "card-right": FAMILY[0]}, 630, "warm")[0]
+    assert read(card_set, frame) == {"card-left": "unknown", "card-right": FAMILY[0]}
+    card_set.enrol(FAMILY[3], family.images[FAMILY[3]])
+    assert read(card_set, frame) == {"card-left": FAMILY[3], "card-right": FAMILY[0]}

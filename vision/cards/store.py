@@ -100,9 +100,18 @@ class CardSet:
         for i, name in enumerate(self.names):
             coarse[i] = self.scored(self.images[name])[0]
         self.likeness = np.maximum(coarse, coarse.T)  # coarse score between enrolled cards (either way round)
-        self.teller = tell.Teller(self.names, [self.photos(n) for n in self.names], self.likeness, self.card_mm,
-                                  CARD_PX_PER_MM)
+        self._teller: tell.Teller | None = None
         self._locator: locate.CardLocator | None = None
+
+    @property
+    def teller(self) -> tell.Teller:
+        """The set's fine descriptors and where its cards differ (``tell``), made when first asked. Made at each
+        enrolment, every pair's difference was learnt again for each card added: 15 s to enrol 25 crystals one by
+        one, where made once it takes 1.1 s."""
+        if self._teller is None:
+            self._teller = tell.Teller(self.names, [self.photos(n) for n in self.names], self.likeness,
+                                       self.card_mm, CARD_PX_PER_MM)
+        return self._teller
 
     @property
     def locator(self) -> locate.CardLocator:
@@ -205,10 +214,10 @@ class CardSet:
         the fit's limit shrinks as much (a stranger of bench deck 1476's marrow-broth, smeared 0.9 mm, fitted
         it at 0.88 of the limit: its own cells had come 0.82 as near)."""
         j = smeared.names.index(self.names[i])
-        soft = np.ones_like(self.teller.own[i])  # its own cells as the teller has them, against the same cards
+        soft = np.ones_like(self.teller.own(i))  # its own cells as the teller has them, against the same cards
         for la in self.teller.look_alikes[i]:
             soft = np.minimum(soft, smeared.teller.difference(j, smeared.names.index(self.names[la])))
-        return float(soft.sum()) / max(float(self.teller.own[i].sum()), 1e-6)
+        return float(soft.sum()) / max(float(self.teller.own(i).sum()), 1e-6)
 
     def pairs(self) -> list[tuple[str, str, float]]:
         """Enrolled look-alikes: (card, card, likeness) for every pair whose coarse scores are alike, most

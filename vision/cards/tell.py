@@ -119,17 +119,28 @@ class Teller:
         self._done: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # a query's registrations and print, per judge
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
-        # A card's own cells: where it differs from every look-alike (its title, its numbers, its own art).
-        self.own, self.shared = [], []
-        for i in range(n):
+        self._cells: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def own(self, i: int) -> np.ndarray:
+        """Card ``i``'s own cells: where it differs from every look-alike (its title, its numbers, its own art)."""
+        return self._own_and_shared(i)[0]
+
+    def shared(self, i: int) -> np.ndarray:
+        """(rows, cols) 1 where card ``i``'s print is its family's: every look-alike shows what it shows there
+        (frame, bands, rules box)."""
+        return self._own_and_shared(i)[1]
+
+    def _own_and_shared(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        # Learnt per card when first asked: a set smeared to read one shaken card (``store._through_blur``) asks
+        # for the card it judges, not for each of its family's.
+        if i not in self._cells:
             own = np.ones((self.grid[1], self.grid[0]), np.float32)
             varying = np.zeros_like(own)
             for j in self.look_alikes[i]:
                 own = np.minimum(own, self.difference(i, j))
                 varying = np.maximum(varying, self.difference(i, j))
-            self.own.append(own)
-            # The family's print: where every look-alike shows what this card shows (frame, bands, rules box).
-            self.shared.append((varying <= SHARED).astype(np.uint8))
+            self._cells[i] = (own, (varying <= SHARED).astype(np.uint8))
+        return self._cells[i]
 
     def _align(self, i: int, j: int) -> tuple[np.ndarray, int]:
         """Cards ``i`` and ``j`` compared at their best alignment (``j``'s photos, shifts and either way up
@@ -367,7 +378,7 @@ class Teller:
         n, labels = cv2.connectedComponents((d > DEVIATES / 2).view(np.uint8), connectivity=8)
         if n <= 1:
             return np.ones(d.shape, np.float32)
-        strong_shared = ((d > DEVIATES) & self.shared[i].view(bool)).ravel()
+        strong_shared = ((d > DEVIATES) & self.shared(i).view(bool)).ravel()
         hidden = np.bincount(labels.ravel(), weights=strong_shared, minlength=n) >= HIDDEN_MM2 / features.FINE_MM ** 2
         hidden |= self._streaks(query, i, d, labels, n)
         hidden[0] = False
@@ -498,7 +509,7 @@ class Teller:
                 return np.inf
             return alone
         seen = np.ones(d.shape, np.float32) if seen is None else seen
-        own = self.own[i]
+        own = self.own(i)
         # What makes it this card must be seen, whatever lies over it: a stranger under a streak is no excuse.
         # But where a glare streak washed the print out the lamp is seen, not the card nor a stranger: what
         # makes it this card is then judged where it is still seen, if that is at least VISIBLE_MIN of it (a
@@ -529,8 +540,9 @@ class Teller:
         """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
         twenty look-alikes) and where each two cards differ, at once: done when a reader loads the set, not
         on its first frames."""
-        if self.names:
-            self._own_blocks(0)
+        for i in range(len(self.names)):
+            self._own_blocks(i)
+            self.own(i)
         for i in range(len(self.names)):  # and how each two cards differ, which any two candidates need
             for j in range(len(self.names)):
                 if i != j:
@@ -539,15 +551,14 @@ class Teller:
     def _own_blocks(self, i: int) -> np.ndarray:
         """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
         title's letters, its numbers, its own mark and art, at the cut's resolution (each look-alike's photo
-        warped onto ``i``'s first, as a query is). Learnt for every card of the set when first needed (``learn``),
-        not at each enrolment."""
-        if not self._own_print:
-            for c in range(len(self.names)):
-                own = None
-                for j in self.look_alikes[c]:
-                    differ = self._fine_pair(c, j)[0]
-                    own = differ if own is None else own & differ
-                self._own_print[c] = own
+        warped onto ``i``'s first, as a query is). Learnt per card when first asked (``learn`` asks for every
+        card's when a reader loads the set), not at each enrolment."""
+        if i not in self._own_print:
+            own = None
+            for j in self.look_alikes[i]:
+                differ = self._fine_pair(i, j)[0]
+                own = differ if own is None else own & differ
+            self._own_print[i] = own
         return self._own_print[i]
 
     def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None, seen: np.ndarray) -> bool:
