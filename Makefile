@@ -22,7 +22,8 @@ test: $(STAMP) browser
 	@test -x /usr/sbin/mosquitto || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y mosquitto; } || \
 		{ echo "the tournament tests need Mosquitto: sudo apt-get install -y mosquitto"; exit 1; }
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest
+	@# One worker per core, each test file kept on one worker (its module's fixtures built once): 678 -> 392 s on 2 cores.
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile
 
 # The web page's tests drive Debian's chromium (Playwright never downloads a browser here).
 browser:
