@@ -74,6 +74,22 @@ def test_the_smear_is_found_as_it_was_made():
     assert blur.estimate(seen("fern", 3, DECK), photo, 4.5)[0] <= 1.5  # a sharp card: little or none
 
 
+def test_each_smears_score_is_the_smeared_photos_own_correlation_with_the_card():
+    """The estimate works each smear's correlation out from one correlation with the photo; each must be what
+    correlating that smeared photo with the card gives (the definition), and the smear found the best of them."""
+    photo = seen("claw", 4, DECK)
+    for k, (mm, angle, soft) in enumerate([(0.0, 0.0, 0.0), (2.5, 100.0, 0.0), (5.0, 170.0, 0.0), (0.0, 0.0, 1.0)]):
+        card = seen("claw", 80 + k, DECK, mm, angle)
+        if soft:
+            card = cv2.GaussianBlur(card, (0, 0), soft * 2.0)
+        m = round(4.5 * 2.0)
+        face = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY).astype(np.float32)[m:-m, m:-m]
+        grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        scores = [cv2.matchTemplate(blur.smeared(grey, s), face, cv2.TM_CCOEFF_NORMED).max() for s in blur.KERNELS]
+        assert np.allclose(blur.scores(card, photo, 4.5), scores, atol=1e-4), (mm, angle, soft)
+        assert blur.estimate(card, photo, 4.5) == blur.KERNELS[int(np.argmax(scores))], (mm, angle, soft)
+
+
 def strangers(deck: int, like: str) -> list[str]:
     names = (f"{FOREIGN_PREFIX}{k}-card-left" for k in range(60))
     return [n for n in names if family_of(n, deck) == family_of(like, deck)][:4]
