@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from vision.cards import blur
+from vision.cards.find import CARD_PX_PER_MM
 from vision.cards.store import CardSet
 from vision.render.cards import FOREIGN_PREFIX
 from vision.render.deck import deck_face, family_of, motion_blur
@@ -82,7 +83,7 @@ def test_each_smears_score_is_the_smeared_photos_own_correlation_with_the_card()
         card = seen("claw", 80 + k, DECK, mm, angle)
         if soft:
             card = cv2.GaussianBlur(card, (0, 0), soft * 2.0)
-        m = round(4.5 * 2.0)
+        m = round(4.5 * CARD_PX_PER_MM)
         face = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY).astype(np.float32)[m:-m, m:-m]
         grey = cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY).astype(np.float32)
         scores = [cv2.matchTemplate(blur.smeared(grey, s), face, cv2.TM_CCOEFF_NORMED).max() for s in blur.KERNELS]
