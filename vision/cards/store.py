@@ -106,8 +106,8 @@ class CardSet:
     @property
     def teller(self) -> tell.Teller:
         """The set's fine descriptors and where its cards differ (``tell``), made when first asked. Made at each
-        enrolment, every pair's difference was learnt again for each card added: 15 s to enrol 25 crystals one by
-        one, where made once it takes 1.1 s."""
+        enrolment, every pair's difference was learnt again for each card added: enrolling 25 crystals one by one
+        and learning the set cost 17-18 processor seconds, made once 4.2 (docs/cards.md, session 50)."""
         if self._teller is None:
             self._teller = tell.Teller(self.names, [self.photos(n) for n in self.names], self.likeness,
                                        self.card_mm, CARD_PX_PER_MM)

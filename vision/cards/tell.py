@@ -538,8 +538,8 @@ class Teller:
 
     def learn(self) -> None:
         """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
-        twenty look-alikes) and where each two cards differ, at once: done when a reader loads the set, not
-        on its first frames."""
+        twenty look-alikes), each card's own cells and where each two cards differ, at once: done when a reader
+        loads the set, not on its first frames."""
         for i in range(len(self.names)):
             self._own_blocks(i)
             self.own(i)
