@@ -99,3 +99,29 @@ def test_a_streak_of_a_warm_lamps_light_is_taken_off_in_its_colour_and_with_its_
     left = np.abs(lightened.astype(int) - photo)
     assert left.mean() < np.abs(seen.astype(int) - photo).mean() / 4
     assert (left.max(axis=2) > 12).mean() < 0.01  # no band of light or colour left along the streak
+
+
+def test_card_places_are_read_on_one_opencv_thread_and_the_setting_is_given_back(monkeypatch):
+    """A card's images are small: OpenCV's threads only cost processor time there. The board reader keeps them,
+    also when reading the cards fails."""
+    from calibration.layout import load_layout
+    from vision.cards import zones
+
+    layout = load_layout("chaudron-potions")
+    places = zones.CardZones(layout)
+    frame = np.full((960, 1280, 3), 90, np.uint8)
+    H = np.diag([4.0, 4.0, 1.0])
+    cv2.setNumThreads(2)
+    assert all(r.label == "empty" for r in places.read(frame, H, None).values())
+    assert cv2.getNumThreads() == 2
+    seen = []
+
+    def looked(*args, **kwargs):
+        seen.append(cv2.getNumThreads())
+        raise RuntimeError("the camera went away")
+
+    monkeypatch.setattr(zones, "find_card", looked)
+    with pytest.raises(RuntimeError):
+        places.read(frame, H, None)
+    assert seen == [1]
+    assert cv2.getNumThreads() == 2

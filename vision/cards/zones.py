@@ -10,6 +10,7 @@ colour no more than the mat does, but it hides what the mat was.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 
@@ -30,6 +31,21 @@ RING_LEVEL = 2.0  # ...or whose ring is this many times brighter or darker than 
 # places varies by a fifth: 0.78-1.18 of the others' median on dev decks 1420-1427, every lighting)
 
 
+@contextlib.contextmanager
+def one_thread():
+    """OpenCV on one thread for a while, the process's setting given back after. A card's images are a few hundred
+    pixels across: OpenCV's threads cost more handing each call out than they save, and the Pi's other cores are
+    the board reader's and the page's. (Dev seed 19670, deck 1520, 560 potion places read both ways in turn on
+    two cores: the same wall-clock time per place, 3 % more over all, and a quarter less processor time;
+    learning a deck of crystals at loading 2.7 processor s against 3.5-4.1, and less wall-clock time too.)"""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(threads)
+
+
 def _confidence(x: float) -> float:
     """``x`` clipped to [0.5, 1], rounded to 3 places (as np.clip would, at a third of its cost on a scalar)."""
     return round(min(max(float(x), 0.5), 1.0), 3)
@@ -47,7 +63,8 @@ class CardZones:
             if z.card_set not in self.sets:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
                 if self.sets[z.card_set] is not None:
-                    self.sets[z.card_set].teller.learn()  # loading, not the first frame, learns the set
+                    with one_thread():
+                        self.sets[z.card_set].teller.learn()  # loading, not the first frame, learns the set
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
         self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
         self.times: list[float] = []  # seconds spent on each card zone of the last read...
@@ -78,6 +95,12 @@ class CardZones:
 
     def read(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None,
              canonical: Callable[[], np.ndarray] | None = None) -> dict[str, ZoneReading]:
+        """``_read`` on one OpenCV thread (``one_thread``)."""
+        with one_thread():
+            return self._read(frame, H, lens, canonical)
+
+    def _read(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None,
+              canonical: Callable[[], np.ndarray] | None = None) -> dict[str, ZoneReading]:
         """Every card zone's reading (``H``: board mm -> ideal frame pixels; ``lens`` if known; ``canonical``: the
         frame warped onto the enrolled mat, asked for only where a card's fit is poor or no card is named).
 
