@@ -10,6 +10,7 @@ small mark only."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -102,3 +103,23 @@ def test_a_stranger_of_the_family_smeared_alike_is_unknown(deck, like):
     assert found
     for k, name in enumerate(found):
         assert ingredients(deck).match(seen(name, 60 + k, deck, 4.0, 20.0 + 40 * k)).name is None, name
+
+
+def test_a_card_whose_own_print_the_smear_erases_is_not_named_through_it():
+    """Bench seed 19674, deck 1533, dim light: a card never enrolled, of marrow-broth's family and with art like
+    its own, its title and digits smeared 3.5 mm away, was read as marrow-broth (0.65). Smeared so, marrow-broth
+    differs from its look-alikes over 15 mm² of its own cells, less than a card of the set deviates by noise and
+    misfit alone: nothing left tells it from a card of its family never enrolled. (Cut as the reader cut it,
+    with the family's enrolment photos, ``data/potions-1533``.)"""
+    data = Path(__file__).parent / "data" / "potions-1533"
+
+    def image(name: str) -> np.ndarray:
+        img = cv2.imread(str(data / f"{name}.webp"), cv2.IMREAD_COLOR)
+        assert img is not None, name
+        return img
+
+    family = ["marrow-broth", "root-knot", "serpent-oil", "twin-essence", "viper-venom"]
+    cards = CardSet("chaudron-potions", (63, 88), {n: image(n) for n in family})
+    found = cards.match(image("stranger-smeared"))
+    assert found.best == "marrow-broth"
+    assert found.name is None

@@ -184,7 +184,11 @@ class CardSet:
         fit is held to a limit shrunk as the smear shrinks its differences from its look-alikes (``_shrunk``).
         A card enrolled without look-alikes is not read through a smear: what tells it from a card of its family
         never enrolled is its fine print (``fineprint``), which the smear takes away (deck 804's lone scorpion:
-        a stranger differing in its title and digits, smeared 4 mm, passed for it)."""
+        a stranger differing in its title and digits, smeared 4 mm, passed for it). Nor is a card whose own
+        cells, smeared, differ from its look-alikes' over less than ``tell.UNEXPLAINED_MM2``, what a card of the
+        set may deviate over by noise and misfit alone: a fit over so little tells it from no card of its family,
+        and its fine print is gone too (bench seed 19674, deck 1533: a stranger of marrow-broth's family with
+        marrow-broth's art, its title and digits smeared 3.5 mm away, fitted its 15 mm² at 0.96 of the limit)."""
         if not self.teller.look_alikes[nearest]:
             return None
         smear = blur.estimate(tell.turned(card, int(turns[nearest])), self.images[self.names[nearest]],
@@ -206,18 +210,26 @@ class CardSet:
         found = smeared.match(card, allowed)
         if found.name != self.names[nearest]:
             return None
-        return found if found.fit <= self._shrunk(nearest, smeared) else None
+        left = self._own_smeared(nearest, smeared)
+        if float(left.sum()) * features.FINE_MM ** 2 < tell.UNEXPLAINED_MM2:
+            return None
+        return found if found.fit <= self._shrunk(nearest, left) else None
 
-    def _shrunk(self, i: int, smeared: CardSet) -> float:
-        """How much nearer its look-alikes card ``i`` lies in ``smeared`` than here, over its own cells (where it
-        differs from every one of them): the smear brings a card of its family never enrolled as much nearer, so
-        the fit's limit shrinks as much (a stranger of bench deck 1476's marrow-broth, smeared 0.9 mm, fitted
-        it at 0.88 of the limit: its own cells had come 0.82 as near)."""
+    def _own_smeared(self, i: int, smeared: CardSet) -> np.ndarray:
+        """Card ``i``'s own cells as ``smeared`` has them (0..1: where it differs from every look-alike, all
+        smeared alike)."""
         j = smeared.names.index(self.names[i])
         soft = np.ones_like(self.teller.own(i))  # its own cells as the teller has them, against the same cards
         for la in self.teller.look_alikes[i]:
             soft = np.minimum(soft, smeared.teller.difference(j, smeared.names.index(self.names[la])))
-        return float(soft.sum()) / max(float(self.teller.own(i).sum()), 1e-6)
+        return soft
+
+    def _shrunk(self, i: int, left: np.ndarray) -> float:
+        """How much nearer its look-alikes card ``i`` lies smeared than here, over its own cells (``left``: they,
+        smeared): the smear brings a card of its family never enrolled as much nearer, so the fit's limit shrinks
+        as much (a stranger of bench deck 1476's marrow-broth, smeared 0.9 mm, fitted it at 0.88 of the limit:
+        its own cells had come 0.82 as near)."""
+        return float(left.sum()) / max(float(self.teller.own(i).sum()), 1e-6)
 
     def pairs(self) -> list[tuple[str, str, float]]:
         """Enrolled look-alikes: (card, card, likeness) for every pair whose coarse scores are alike, most
