@@ -4,8 +4,14 @@ replay them, the web page's tests serve them)."""
 from __future__ import annotations
 
 import json
+import os
 
+import cv2
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One worker per core already (``make test``): OpenCV's own threads would only contend for the same cores.
+    cv2.setNumThreads(1)
 
 from assistant.cli import main
 

@@ -111,17 +111,21 @@ def test_card_places_are_read_on_one_opencv_thread_and_the_setting_is_given_back
     places = zones.CardZones(layout)
     frame = np.full((960, 1280, 3), 90, np.uint8)
     H = np.diag([4.0, 4.0, 1.0])
-    cv2.setNumThreads(2)
-    assert all(r.label == "empty" for r in places.read(frame, H, None).values())
-    assert cv2.getNumThreads() == 2
-    seen = []
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(3)
+    try:
+        assert all(r.label == "empty" for r in places.read(frame, H, None).values())
+        assert cv2.getNumThreads() == 3
+        seen = []
 
-    def looked(*args, **kwargs):
-        seen.append(cv2.getNumThreads())
-        raise RuntimeError("the camera went away")
+        def looked(*args, **kwargs):
+            seen.append(cv2.getNumThreads())
+            raise RuntimeError("the camera went away")
 
-    monkeypatch.setattr(zones, "find_card", looked)
-    with pytest.raises(RuntimeError):
-        places.read(frame, H, None)
-    assert seen == [1]
-    assert cv2.getNumThreads() == 2
+        monkeypatch.setattr(zones, "find_card", looked)
+        with pytest.raises(RuntimeError):
+            places.read(frame, H, None)
+        assert seen == [1]
+        assert cv2.getNumThreads() == 3
+    finally:
+        cv2.setNumThreads(before)
