@@ -9,11 +9,11 @@ import os
 import cv2
 import pytest
 
+from assistant.cli import main
+
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # One worker per core already (``make test``): OpenCV's own threads would only contend for the same cores.
     cv2.setNumThreads(1)
-
-from assistant.cli import main
 
 PASS_OVER = {"say": "a hand passes over the cauldron and leaves it as it was", "hand": True, "hand_to": "r2c2",
              "expect": []}

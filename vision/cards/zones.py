@@ -32,14 +32,15 @@ RING_LEVEL = 2.0  # ...or whose ring is this many times brighter or darker than 
 
 
 @contextlib.contextmanager
-def one_thread():
-    """OpenCV on one thread for a while, the process's setting given back after. A card's images are a few hundred
-    pixels across: OpenCV's threads cost more handing each call out than they save, and the Pi's other cores are
-    the board reader's and the page's. (Dev seed 19670, deck 1520, 560 potion places read both ways in turn on
-    two cores: the same wall-clock time per place, 3 % more over all, and a quarter less processor time;
-    learning a deck of crystals at loading 2.7 processor s against 3.5-4.1, and less wall-clock time too.)"""
+def opencv_threads(n: int = 1):
+    """OpenCV on ``n`` threads for a while, the process's setting given back after. The card places are read on
+    one: a card's images are a few hundred pixels across, OpenCV's threads cost more handing each call out than
+    they save, and the Pi's other cores are the board reader's and the page's. (Dev seed 19670, deck 1520, 560
+    potion places read both ways in turn on two cores: the same wall-clock time per place, 3 % more over all, and
+    a quarter less processor time; learning a deck of crystals at loading 2.7 processor s against 3.5-4.1, and
+    less wall-clock time too.)"""
     threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
+    cv2.setNumThreads(n)
     try:
         yield
     finally:
@@ -63,7 +64,7 @@ class CardZones:
             if z.card_set not in self.sets:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
                 if self.sets[z.card_set] is not None:
-                    with one_thread():
+                    with opencv_threads(1):
                         self.sets[z.card_set].teller.learn()  # loading, not the first frame, learns the set
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
         self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
@@ -95,9 +96,16 @@ class CardZones:
 
     def read(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None,
              canonical: Callable[[], np.ndarray] | None = None) -> dict[str, ZoneReading]:
-        """``_read`` on one OpenCV thread (``one_thread``)."""
-        with one_thread():
-            return self._read(frame, H, lens, canonical)
+        """``_read`` on one OpenCV thread (``opencv_threads``); the whole frame warped onto the mat, when asked
+        for, on the process's threads (it is large)."""
+        threads = cv2.getNumThreads()
+
+        def warped() -> np.ndarray:
+            with opencv_threads(threads):
+                return canonical()
+
+        with opencv_threads(1):
+            return self._read(frame, H, lens, None if canonical is None else warped)
 
     def _read(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None,
               canonical: Callable[[], np.ndarray] | None = None) -> dict[str, ZoneReading]:
