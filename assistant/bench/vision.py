@@ -28,6 +28,7 @@ from vision.read import Reader
 from vision.render import Conditions, empty_state, random_state, render_frame
 from vision.render.camera import FRAME_SIZE, Pose
 from vision.render.state import calibration_state
+from vision.threads import opencv_threads
 
 
 def _median_ms(*fns, repeats: int) -> list[float]:
@@ -113,13 +114,9 @@ def main(argv: list[str]) -> int:
         worst = max(worst, ratio)
         print(f"{name:18} {cached:9.2f} ms {full:10.2f} ms {warp:13.2f} ms {ratio:6.2f}")
         if reader.geometry.count_ids:
-            threads = cv2.getNumThreads()
-            cv2.setNumThreads(1)  # the read budget of the trays is counted in single-threaded warps
-            try:
+            with opencv_threads(1):  # the read budget of the trays is counted in single-threaded warps
                 one, read = _median_ms(lambda: cv2.warpPerspective(frame, H, FRAME_SIZE),  # noqa: B023
                                        lambda: reader.read(frame), repeats=max(5, args.repeats // 4))  # noqa: B023
-            finally:
-                cv2.setNumThreads(threads)
             trays.append((name, _count_per_tray(reader, frame, max(5, args.repeats // 4)), one, read,
                           _asking_per_tray(layout, frame, max(5, args.repeats // 4))))
     print(f"worst ratio read (cached) / warpPerspective: {worst:.2f} (target <= 3)")
@@ -128,13 +125,9 @@ def main(argv: list[str]) -> int:
         if not any(z.kind == "slot" for z in layout.zones):
             continue
         reader, frame, H = _enrolled(layout)
-        threads = cv2.getNumThreads()
-        cv2.setNumThreads(1)
-        try:
+        with opencv_threads(1):
             one, read = _median_ms(lambda: cv2.warpPerspective(frame, H, FRAME_SIZE),  # noqa: B023
                                    lambda: reader.read(frame), repeats=max(5, args.repeats // 4))  # noqa: B023
-        finally:
-            cv2.setNumThreads(threads)
         print(f"{name}, read against the enrolled board: {read:.2f} ms cached, {read / one:.2f} single-threaded "
               f"warpPerspective (target <= 6)")
     for name, (per_tray, n), one, read, asking in trays:

@@ -1,6 +1,7 @@
 """The matcher's cheaper paths read as the full computation does: the blocks of fine print compared only where
 asked, a glare streak found by its lit lines first, what a judge computes once kept for that judge only, and the
-fine print left unlooked at where nothing could name the card. Cards cut from rendered frames of dev deck 1002
+fine print left unlooked at where nothing could name the card; and the card places read on one OpenCV thread,
+the process's setting given back. Cards cut from rendered frames of dev deck 1002
 (``data/potions-1002``, as in ``test_fine_evidence.py``)."""
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ colour no more than the mat does, but it hides what the mat was.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Mapping
 
@@ -23,28 +22,13 @@ from vision.cards import card_size, tell
 from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, Found, ZonePatch, cut_card, find_card
 from vision.cards.store import CardLibrary, CardSet, Match
 from vision.reading import ZoneReading
+from vision.threads import opencv_threads
 
 Sets = CardLibrary | Mapping[str, CardSet] | None
 RING_PLAIN = 0.1  # a place whose ring is less plain than this has something over its surroundings...
 RING_CHROMA = 0.1  # ...as has one whose ring's chromaticity lies this far from the other places' rings
 RING_LEVEL = 2.0  # ...or whose ring is this many times brighter or darker than theirs (the light across a mat's
 # places varies by a fifth: 0.78-1.18 of the others' median on dev decks 1420-1427, every lighting)
-
-
-@contextlib.contextmanager
-def opencv_threads(n: int = 1):
-    """OpenCV on ``n`` threads for a while, the process's setting given back after. The card places are read on
-    one: a card's images are a few hundred pixels across, OpenCV's threads cost more handing each call out than
-    they save, and the Pi's other cores are the board reader's and the page's. (Dev seed 19670, deck 1520, 560
-    potion places read both ways in turn on two cores: the same wall-clock time per place, 3 % more over all, and
-    a quarter less processor time; learning a deck of crystals at loading 2.7 processor s against 3.5-4.1, and
-    less wall-clock time too.)"""
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(n)
-    try:
-        yield
-    finally:
-        cv2.setNumThreads(threads)
 
 
 def _confidence(x: float) -> float:
@@ -64,7 +48,7 @@ class CardZones:
             if z.card_set not in self.sets:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
                 if self.sets[z.card_set] is not None:
-                    with opencv_threads(1):
+                    with opencv_threads(1):  # (small images, as ``read``'s: 2.7 processor s against 3.5-4.1)
                         self.sets[z.card_set].teller.learn()  # loading, not the first frame, learns the set
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
         self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
@@ -96,8 +80,11 @@ class CardZones:
 
     def read(self, frame: np.ndarray, H: np.ndarray, lens: LensModel | None,
              canonical: Callable[[], np.ndarray] | None = None) -> dict[str, ZoneReading]:
-        """``_read`` on one OpenCV thread (``opencv_threads``); the whole frame warped onto the mat, when asked
-        for, on the process's threads (it is large)."""
+        """``_read`` on one OpenCV thread: a card's images are a few hundred pixels across, and OpenCV's threads
+        cost more handing each call out than they save (dev seed 19670, deck 1520, 560 potion places read both
+        ways in turn on two cores: the same wall-clock time per place, 3 % more over all, a quarter less
+        processor time), and the Pi's other cores are the board reader's and the page's. The whole frame warped
+        onto the mat, when asked for, is large: it keeps the process's threads."""
         threads = cv2.getNumThreads()
 
         def warped() -> np.ndarray:
