@@ -1,7 +1,7 @@
 """``alchemy-table bench cards``: enrol rendered cards, then read many rendered views of them and of cards
 never enrolled; prints card accuracy, unknown cards accepted, and the median time per card zone.
 
-    alchemy-table bench cards [--frames 150] [--seed 1] [--decks 1] [--strangers 0.3] [--scores] [--second]
+    alchemy-table bench cards [--frames 150] [--seed 1] [--decks 1] [--strangers 0.3] [--shake] [--scores] [--second]
 
 Enrolment: each card of the three card layouts (alchemists, chaudron-potions, alchymia-crystals) shown once,
 in daylight, no hand (and, with ``--second``, a second photo of each card the pair check asks one for),
@@ -10,6 +10,9 @@ look-alike cards; ``plain``: the first renderer's unrelated faces). Views: rando
 four), a hand over one frame in six, a fingertip over a card in about one frame in three, cards sleeved
 with glare, bowed, blurred as they are set down, and each card zone holding a card never enrolled with
 probability ``--strangers`` (a card of the deck's families: the hard case). Frames cycle through the decks.
+With ``--shake``, every third frame of each layout is shaken or out of focus as the table sets' are
+(``vision.render.table.shake``: up to 9 px); its board is located on the same view rendered still, then
+checked on the shaken one, as ``eval`` locates a table's blurred frames.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from vision.read import Reader
 from vision.render import LIGHTINGS, random_conditions, random_state, render_frame
 from vision.render.card_photos import enrol_rendered
 from vision.render.deck import CardStyle
+from vision.render.table import shake
 
 LAYOUTS = ("alchemists", "chaudron-potions", "alchymia-crystals")
 
@@ -35,6 +39,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--decks", default="1", help="comma list of decks (integers, or 'plain'), default 1")
     p.add_argument("--strangers", type=float, default=0.3, help="chance a card zone holds a card never enrolled")
+    p.add_argument("--shake", action="store_true",
+                   help="shake every third frame of each layout (or put it out of focus), as the table sets do")
     p.add_argument("--scores", action="store_true", help="print the match-score distributions too")
     p.add_argument("--second", action="store_true",
                    help="enrol a second photo of each card the pair check asks one for, as calibrate cards advises")
@@ -56,17 +62,29 @@ def main(argv: list[str]) -> int:
         cards = [z.id for z in layout.zones if z.kind == "card"]
         conditions = replace(conditions, foreign=tuple(z for z in cards if rng.random() < args.strangers),
                              cards=None if deck is None else CardStyle(deck))
-        frame, truth = render_frame(layout, random_state(layout, rng, fill=0.8), conditions, rng)
+        state = random_state(layout, rng, fill=0.8)
+        shaken = args.shake and (i // len(layouts)) % 3 == 1
+        if shaken:
+            motion, defocus = shake(i // (3 * len(layouts)), rng)
+            still = conditions
+            conditions = replace(conditions, motion_blur_px=motion, defocus_px=defocus,
+                                 motion_blur_deg=float(rng.uniform(0, 180)) if motion else 0.0)
+        frame, truth = render_frame(layout, state, conditions, rng)
         reader = readers[layout.name, deck]
         reader.locator.invalidate()
-        reading = reader.read(frame)
-        for key in (lighting, "all"):
+        if shaken:  # markers smeared: the board is found on the view held still, then checked, as eval does
+            reader.locator.locate(render_frame(layout, state, still, np.random.default_rng(i))[0])
+            reader.locator.locate(frame, check=True)
+            reading = reader.read(frame, locate=False)
+        else:
+            reading = reader.read(frame)
+        for key in (lighting, "all", *(("shaken",) if shaken else ())):
             tallies.setdefault(key, CardTally()).add(reading, truth, cards, reader.cards.times if key == "all" else (),
                                                      f"{i:04d}-{layout.name}")
         cpu.setdefault(layout.name, []).extend(1000 * t for t in reader.cards.cpu_times)
         if args.scores:
             _collect(reader, frame, reading, truth, known_scores, stranger_scores)
-    order = [*LIGHTINGS, "all"]
+    order = [*LIGHTINGS, "all", "shaken"]
     print(format_cards({k: tallies[k] for k in order if k in tallies}))
     total = tallies["all"]
     print(f"\n{args.frames} frames (seed {args.seed}, decks {args.decks}): {total.views} card views, "

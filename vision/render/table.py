@@ -107,6 +107,16 @@ def table_frame(table: Table, layout: Layout, rng: np.random.Generator, lighting
     return render_frame(layout, state, conditions, rng)
 
 
+def shake(n: int, rng: np.random.Generator) -> tuple[float, float]:
+    """The ``n``-th blurred frame's (camera shake px, defocus px): in turn a shake (the first one 9 px, the
+    issue's moderate motion blur at its worst; then 3-9 px), a shake of 2-9 px, and defocus of 1-3.5 px."""
+    if n % 3 == 0:
+        return (9.0 if n == 0 else float(rng.uniform(3, 9))), 0.0
+    if n % 3 == 1:
+        return float(rng.uniform(2, 9)), 0.0
+    return 0.0, float(rng.uniform(1, 3.5))
+
+
 def table_name(index: int, table: Table) -> str:
     return f"t{index:03d}-{table.layout}-{table.board}"
 
@@ -173,12 +183,7 @@ def write_table(out: Path, layout: Layout, kind: str, i: int, frames_per_table: 
         hand, foreign = bool(rng.random() < HANDS), bool(rng.random() < FOREIGN)
         motion = defocus = 0.0
         if blur and k % 3 == 1:
-            if blurred % 3 == 0:
-                motion = 9.0 if blurred == 0 else float(rng.uniform(3, 9))
-            elif blurred % 3 == 1:
-                motion = float(rng.uniform(2, 9))
-            else:
-                defocus = float(rng.uniform(1, 3.5))
+            motion, defocus = shake(blurred, rng)
             blurred += 1
         frame, truth = table_frame(table, layout, rng, lighting, hand=hand, foreign=foreign,
                                    motion_blur_px=motion, defocus_px=defocus, cards=cards)
