@@ -114,6 +114,7 @@ class Teller:
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
         self._images: dict[int, tuple] = {}  # a query's descriptor -> it, its image, the card it was warped onto
         self._own_print: dict[int, np.ndarray] = {}
+        self._varying_print: dict[int, np.ndarray] = {}
         self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self._done: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # a query's registrations and print, per judge
@@ -537,16 +538,28 @@ class Teller:
         return cells
 
     def learn(self) -> None:
-        """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
-        twenty look-alikes), each card's own cells and where each two cards differ, at once: done when a reader
-        loads the set, not on its first frames."""
+        """Learn what the fine print check needs of every card of the set (``_own_blocks``, ``_varying_blocks``:
+        a few seconds for twenty look-alikes), each card's own cells and where each two cards differ, at once:
+        done when a reader loads the set, not on its first frames."""
         for i in range(len(self.names)):
-            self._own_blocks(i)
+            if self.look_alikes[i]:
+                self._varying_blocks(i)
             self.own(i)
         for i in range(len(self.names)):  # and how each two cards differ, which any two candidates need
             for j in range(len(self.names)):
                 if i != j:
                     self._align(i, j)
+
+    def _varying_blocks(self, i: int) -> np.ndarray:
+        """The blocks of print where card ``i`` differs from some look-alike (either's print, not correlating):
+        where its family varies, its title, numbers and mark; a card of the family never enrolled differs from
+        it there too. Learnt per card when first asked (``learn``)."""
+        if i not in self._varying_print:
+            varying = np.zeros_like(self._own_blocks(i))
+            for j in self.look_alikes[i]:
+                varying |= self._fine_pair(i, j)[0]
+            self._varying_print[i] = varying
+        return self._varying_print[i]
 
     def _own_blocks(self, i: int) -> np.ndarray:
         """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
@@ -572,16 +585,23 @@ class Teller:
         So, when its print is not found as given, it is registered again onto each photo it is compared
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
         and bands, its title's letters and digits still differ."""
-        within = self._inside(seen, image.shape[:2])
-        if where is not None:
-            within = within & where
+        visible = self._inside(seen, image.shape[:2])
+        within = visible if where is None else visible & where
+        # A card with look-alikes: where its family varies, its print found as well as its family's too.
+        varying = None
+        if where is not None and self.look_alikes[i]:
+            varying = (visible & self._varying_blocks(i), visible & ~self._varying_blocks(i))
+
+        def found(ref: np.ndarray, query: np.ndarray) -> bool:
+            return (fineprint.missing(ref, query, self.px_per_mm, within) <= fineprint.MISSING_MAX
+                    and (varying is None or fineprint.as_well(ref, query, self.px_per_mm, *varying)))
+
         as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
-            if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
+            if found(ref, as_given):
                 return True
             registered = self._registered(image, i, k)
-            if registered is not image and fineprint.missing(ref, self._detail(registered), self.px_per_mm,
-                                                             within) <= fineprint.MISSING_MAX:
+            if registered is not image and found(ref, self._detail(registered)):
                 return True
         return False
 
