@@ -10,7 +10,8 @@ the blocks where the card or the query has print; a card of the set correlates i
 dim light, a glare spot), a stranger's title and numbers do not. Correlation, not distance: blur, dim
 light and a sleeve's haze lower the print's contrast, not its shape. A card enrolled alone of its family
 is held to all its print (nothing says where its family's cards differ); a card with look-alikes to the
-blocks of its print that none of them shows (``tell.Teller._own_blocks``).
+blocks of its print that none of them shows (``tell.Teller._own_blocks``), and to its print where its family
+varies found about as well as its family's (``as_well``): that own print is often a block or none.
 """
 from __future__ import annotations
 

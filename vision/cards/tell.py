@@ -32,7 +32,8 @@ capped (a fingertip or a glare streak costs the cells it covers, never more). Th
   included); a card enrolled alone of its family is no exception, as a card of that family never enrolled
   shares all but its own title, numbers and art with it. And its fine print must be found again at the
   cut's resolution (``fineprint``: all of it for a card without look-alikes, the blocks of it none of its
-  look-alikes shows for the others), where a stranger's title letters and digits differ.
+  look-alikes shows for the others, and where its family varies about as well as where it is one:
+  ``fineprint.as_well``), where a stranger's title letters and digits differ.
 
 Once the fit holds, the evidence is heard in fine print too (``fine_evidence``: the same measure over the
 blocks of the card's print where the other card's photo does not correlate): either scale may give the
