@@ -12,6 +12,11 @@ On bench seed 19681, deck 1558 (``data/potions-1558``: smoulder and its two look
 cards of one warm frame as the reader cut them): smoulder's own print is one block, and a card of its family
 never enrolled, with another title, other digits and its own mark, was read as smoulder (0.73) beside a
 smoulder read rightly.
+
+On bench seed 19682, deck 1559 (``data/potions-1559``: marrow-broth, enrolled without a card of its own family,
+and its one look-alike, of another): a card of marrow-broth's family never enrolled, its own pink mark over the
+art the two share, had the mark taken for something lying over the card and was read as marrow-broth (0.88);
+something over a card comes from beyond its edge (``tell.Teller.seen``).
 """
 
 from __future__ import annotations
@@ -63,3 +68,18 @@ def test_a_card_of_the_family_never_enrolled_is_not_taken_for_the_card_beside_it
     stranger = potions.match(photo("stranger-warm"))
     assert stranger.best == "smoulder"  # it looks most like it...
     assert stranger.name is None  # ...and is not taken for it
+
+
+def test_a_card_of_the_family_never_enrolled_whose_own_mark_lies_inside_the_card_is_unknown():
+    data = Path(__file__).parent / "data" / "potions-1559"
+
+    def photo(name: str) -> np.ndarray:
+        img = cv2.imread(str(data / f"{name}.webp"), cv2.IMREAD_COLOR)
+        assert img is not None, name
+        return img
+
+    potions = CardSet("chaudron-potions", (63, 88), {n: photo(n) for n in ("marrow-broth", "viper-venom")})
+    assert potions.match(photo("marrow-broth-warm")).name == "marrow-broth"
+    stranger = potions.match(photo("stranger-warm"))
+    assert stranger.best == "marrow-broth"
+    assert stranger.name is None
