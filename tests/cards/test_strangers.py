@@ -29,12 +29,12 @@ import pytest
 
 from vision.cards.store import CardSet
 
-DATA = Path(__file__).parent / "data" / "crystals-1201"
+DATA = Path(__file__).parent / "data"
 ENROLLED = ["time-1", "time-2", "time-3", "time-4"]
 
 
-def image(name: str) -> np.ndarray:
-    img = cv2.imread(str(DATA / f"{name}.webp"), cv2.IMREAD_COLOR)
+def image(name: str, folder: str = "crystals-1201") -> np.ndarray:
+    img = cv2.imread(str(DATA / folder / f"{name}.webp"), cv2.IMREAD_COLOR)
     assert img is not None, name
     return img
 
@@ -55,31 +55,13 @@ def test_the_enrolled_cards_of_the_family_are_named(crystals, name):
     assert crystals.match(image(name)).name == name
 
 
-def test_a_card_of_the_family_never_enrolled_is_not_taken_for_the_card_beside_it():
-    data = Path(__file__).parent / "data" / "potions-1558"
-
-    def photo(name: str) -> np.ndarray:
-        img = cv2.imread(str(data / f"{name}.webp"), cv2.IMREAD_COLOR)
-        assert img is not None, name
-        return img
-
-    potions = CardSet("chaudron-potions", (63, 88), {n: photo(n) for n in ("smoulder", "dawn-tonic", "ember-tea")})
-    assert potions.match(photo("smoulder-warm")).name == "smoulder"
-    stranger = potions.match(photo("stranger-warm"))
-    assert stranger.best == "smoulder"  # it looks most like it...
+@pytest.mark.parametrize("folder, card, look_alikes", [
+    ("potions-1558", "smoulder", ("dawn-tonic", "ember-tea")),  # its own print one block
+    ("potions-1559", "marrow-broth", ("viper-venom",)),  # the stranger's own mark inside the card
+])
+def test_a_card_of_the_family_never_enrolled_is_not_taken_for_the_card_beside_it(folder, card, look_alikes):
+    potions = CardSet("chaudron-potions", (63, 88), {n: image(n, folder) for n in (card, *look_alikes)})
+    assert potions.match(image(f"{card}-warm", folder)).name == card
+    stranger = potions.match(image("stranger-warm", folder))
+    assert stranger.best == card  # it looks most like it...
     assert stranger.name is None  # ...and is not taken for it
-
-
-def test_a_card_of_the_family_never_enrolled_whose_own_mark_lies_inside_the_card_is_unknown():
-    data = Path(__file__).parent / "data" / "potions-1559"
-
-    def photo(name: str) -> np.ndarray:
-        img = cv2.imread(str(data / f"{name}.webp"), cv2.IMREAD_COLOR)
-        assert img is not None, name
-        return img
-
-    potions = CardSet("chaudron-potions", (63, 88), {n: photo(n) for n in ("marrow-broth", "viper-venom")})
-    assert potions.match(photo("marrow-broth-warm")).name == "marrow-broth"
-    stranger = potions.match(photo("stranger-warm"))
-    assert stranger.best == "marrow-broth"
-    assert stranger.name is None
