@@ -10,8 +10,7 @@ the blocks where the card or the query has print; a card of the set correlates i
 dim light, a glare spot), a stranger's title and numbers do not. Correlation, not distance: blur, dim
 light and a sleeve's haze lower the print's contrast, not its shape. A card enrolled alone of its family
 is held to all its print (nothing says where its family's cards differ); a card with look-alikes to the
-blocks of its print that none of them shows (``tell.Teller._own_blocks``), and to its print where its family
-varies found about as well as its family's (``as_well``): that own print is often a block or none.
+blocks of its print that none of them shows (``tell.Teller._own_blocks``).
 """
 from __future__ import annotations
 
@@ -28,7 +27,6 @@ SHIFT_PX = 1  # each block at its best shift of up to this, the query registered
 PRINTED = 0.25  # a block has print where its energy reaches this fraction of the card's typical printed block
 CORRELATES = 0.4  # a block of print is found again when it correlates this much with the card's
 MISSING_MAX = 3  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
-AS_WELL = 0.75  # where its family varies, a card's print correlates at least this fraction of its family's print's
 
 
 def detail(card: np.ndarray, px_per_mm: float) -> np.ndarray:
@@ -135,43 +133,13 @@ def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndar
     """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
     blocks) when given. Which blocks have print takes every block's energy (the card's typical printed block);
     only the blocks asked about are then compared (``best_correlation``, as ``correlations`` compares them)."""
-    query = _sized(query, ref)
-    asked = _printed_either(ref, query, px_per_mm)
-    if where is not None:
-        asked &= where
-    return int(np.count_nonzero(_found(ref, query, px_per_mm, asked) < CORRELATES))
-
-
-def as_well(ref: np.ndarray, query: np.ndarray, px_per_mm: float, varying: np.ndarray, common: np.ndarray) -> bool:
-    """Whether ``query`` shows ``ref``'s print where the card's family varies (``varying`` blocks: its title,
-    numbers, mark) about as well as where the family is one (``common``: frame, bands, rules lines): the median
-    correlation of the printed blocks of the first at least ``AS_WELL`` of the second's. Blur, dim light's
-    noise and a sleeve's haze lower both alike; a card of the family never enrolled shows the family's print
-    and other words and numbers, whose strokes correlate with the card's only by the lines they sit on (bench
-    seeds 19670 and 19681, strangers named: 0.52-0.81 of it; cards named rightly: 0.75 at the 1st percentile).
-    True when either has no printed block: nothing to compare."""
-    query = _sized(query, ref)
-    printed = _printed_either(ref, query, px_per_mm)
-    mine, theirs = printed & varying, printed & common
-    if not mine.any() or not theirs.any():
-        return True
-    return float(np.median(_found(ref, query, px_per_mm, mine))) >= AS_WELL * float(
-        np.median(_found(ref, query, px_per_mm, theirs)))
-
-
-def _sized(query: np.ndarray, ref: np.ndarray) -> np.ndarray:
     if query.shape != ref.shape:
-        return cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
-    return query
-
-
-def _printed_either(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> np.ndarray:
-    """The blocks where ``ref`` or ``query`` has print (the card's typical printed block's energy, either's)."""
+        query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
     b, ys, xs = _grid(ref.shape, px_per_mm)
     energy = np.maximum(_sums(ref * ref, b, ys, xs), _sums(query * query, b, ys, xs))
-    return energy >= PRINTED * median(energy[energy >= median(energy.ravel())])
-
-
-def _found(ref: np.ndarray, query: np.ndarray, px_per_mm: float, asked: np.ndarray) -> np.ndarray:
-    """The ``asked`` blocks' best correlations (``best_correlation``), in row-major order."""
-    return best_correlation(patches(ref, px_per_mm, asked), shifted_patches(query, px_per_mm, asked))
+    typical = median(energy[energy >= median(energy.ravel())])
+    asked = energy >= PRINTED * typical
+    if where is not None:
+        asked &= where
+    found = best_correlation(patches(ref, px_per_mm, asked), shifted_patches(query, px_per_mm, asked))
+    return int(np.count_nonzero(found < CORRELATES))

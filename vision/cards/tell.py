@@ -32,8 +32,7 @@ capped (a fingertip or a glare streak costs the cells it covers, never more). Th
   included); a card enrolled alone of its family is no exception, as a card of that family never enrolled
   shares all but its own title, numbers and art with it. And its fine print must be found again at the
   cut's resolution (``fineprint``: all of it for a card without look-alikes, the blocks of it none of its
-  look-alikes shows for the others, and where its family varies about as well as where it is one:
-  ``fineprint.as_well``), where a stranger's title letters and digits differ.
+  look-alikes shows for the others), where a stranger's title letters and digits differ.
 
 Once the fit holds, the evidence is heard in fine print too (``fine_evidence``: the same measure over the
 blocks of the card's print where the other card's photo does not correlate): either scale may give the
@@ -116,7 +115,6 @@ class Teller:
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
         self._images: dict[int, tuple] = {}  # a query's descriptor -> it, its image, the card it was warped onto
         self._own_print: dict[int, np.ndarray] = {}
-        self._varying_print: dict[int, np.ndarray] = {}
         self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self._done: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # a query's registrations and print, per judge
@@ -555,28 +553,16 @@ class Teller:
         return cells
 
     def learn(self) -> None:
-        """Learn what the fine print check needs of every card of the set (``_own_blocks``, ``_varying_blocks``:
-        a few seconds for twenty look-alikes), each card's own cells and where each two cards differ, at once:
-        done when a reader loads the set, not on its first frames."""
+        """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
+        twenty look-alikes), each card's own cells and where each two cards differ, at once: done when a reader
+        loads the set, not on its first frames."""
         for i in range(len(self.names)):
-            if self.look_alikes[i]:
-                self._varying_blocks(i)
+            self._own_blocks(i)
             self.own(i)
         for i in range(len(self.names)):  # and how each two cards differ, which any two candidates need
             for j in range(len(self.names)):
                 if i != j:
                     self._align(i, j)
-
-    def _varying_blocks(self, i: int) -> np.ndarray:
-        """The blocks of print where card ``i`` differs from some look-alike (either's print, not correlating):
-        where its family varies, its title, numbers and mark; a card of the family never enrolled differs from
-        it there too. Learnt per card when first asked (``learn``)."""
-        if i not in self._varying_print:
-            varying = np.zeros_like(self._own_blocks(i))
-            for j in self.look_alikes[i]:
-                varying |= self._fine_pair(i, j)[0]
-            self._varying_print[i] = varying
-        return self._varying_print[i]
 
     def _own_blocks(self, i: int) -> np.ndarray:
         """The blocks of card ``i``'s print (``fineprint.blocks``) that none of its look-alikes shows: its
@@ -602,23 +588,16 @@ class Teller:
         So, when its print is not found as given, it is registered again onto each photo it is compared
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
         and bands, its title's letters and digits still differ."""
-        visible = self._inside(seen, image.shape[:2])
-        within = visible if where is None else visible & where
-        # A card with look-alikes: where its family varies, its print found as well as its family's too.
-        varying = None
-        if where is not None and self.look_alikes[i]:
-            varying = (visible & self._varying_blocks(i), visible & ~self._varying_blocks(i))
-
-        def found(ref: np.ndarray, query: np.ndarray) -> bool:
-            return (fineprint.missing(ref, query, self.px_per_mm, within) <= fineprint.MISSING_MAX
-                    and (varying is None or fineprint.as_well(ref, query, self.px_per_mm, *varying)))
-
+        within = self._inside(seen, image.shape[:2])
+        if where is not None:
+            within = within & where
         as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
-            if found(ref, as_given):
+            if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
                 return True
             registered = self._registered(image, i, k)
-            if registered is not image and found(ref, self._detail(registered)):
+            if registered is not image and fineprint.missing(ref, self._detail(registered), self.px_per_mm,
+                                                             within) <= fineprint.MISSING_MAX:
                 return True
         return False
 
