@@ -7,23 +7,20 @@ the process's setting given back. Cards cut from rendered frames of dev deck 100
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.cards.photos import card_photo
 from vision.cards import fineprint, glare
 from vision.cards.store import ACCEPT, CardSet
 
-DATA = Path(__file__).parent / "data" / "potions-1002"
 SHARED_ART = ["dawn-tonic", "elixir-of-life", "green-sip", "smoulder", "twin-essence"]
 
 
 def image(name: str) -> np.ndarray:
-    img = cv2.imread(str(DATA / f"{name}.webp"), cv2.IMREAD_COLOR)
-    assert img is not None, name
-    return img
+    return card_photo("potions-1002", name)
 
 
 @functools.cache

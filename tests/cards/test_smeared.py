@@ -10,12 +10,12 @@ small mark only."""
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.cards.photos import card_photo
 from vision.cards import blur
 from vision.cards.find import CARD_PX_PER_MM
 from vision.cards.store import CardSet
@@ -111,15 +111,8 @@ def test_a_card_whose_own_print_the_smear_erases_is_not_named_through_it():
     differs from its look-alikes over 15 mm² of its own cells, less than a card of the set deviates by noise and
     misfit alone: nothing left tells it from a card of its family never enrolled. (Cut as the reader cut it,
     with the family's enrolment photos, ``data/potions-1533``.)"""
-    data = Path(__file__).parent / "data" / "potions-1533"
-
-    def image(name: str) -> np.ndarray:
-        img = cv2.imread(str(data / f"{name}.webp"), cv2.IMREAD_COLOR)
-        assert img is not None, name
-        return img
-
     family = ["marrow-broth", "root-knot", "serpent-oil", "twin-essence", "viper-venom"]
-    cards = CardSet("chaudron-potions", (63, 88), {n: image(n) for n in family})
-    found = cards.match(image("stranger-smeared"))
+    cards = CardSet("chaudron-potions", (63, 88), {n: card_photo("potions-1533", n) for n in family})
+    found = cards.match(card_photo("potions-1533", "stranger-smeared"))
     assert found.best == "marrow-broth"
     assert found.name is None

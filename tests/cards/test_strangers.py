@@ -21,22 +21,17 @@ something over a card comes from beyond its edge (``tell.Teller.seen``).
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import cv2
 import numpy as np
 import pytest
 
+from tests.cards.photos import card_photo
 from vision.cards.store import CardSet
 
-DATA = Path(__file__).parent / "data"
 ENROLLED = ["time-1", "time-2", "time-3", "time-4"]
 
 
 def image(name: str, folder: str = "crystals-1201") -> np.ndarray:
-    img = cv2.imread(str(DATA / folder / f"{name}.webp"), cv2.IMREAD_COLOR)
-    assert img is not None, name
-    return img
+    return card_photo(folder, name)
 
 
 @pytest.fixture(scope="module")
