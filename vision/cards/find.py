@@ -38,6 +38,7 @@ MARGIN_MM = 9.0  # a card turned a quarter and askew overhangs its 80 x 96 mm pl
 BAND_MM = 3.0  # the band around the fitted rectangle that should be mat...
 GAP_MM = 1.5  # ...beyond this gap: a sleeve's clear rim (a sleeve is 3 mm larger) or a blurred edge is no mat
 FINGER_MM = 21.0  # fingers are narrower than this; cards are much wider
+AROUND_MM = 4.5  # the ring round a cut card where something crossing its edge is looked for (past GAP_MM)
 SEARCH_MM = 10.0  # how far the card's centre may lie from its outline's (a fingertip pulls the outline)
 MIN_FILL = 0.8  # the fitted rectangle must be at least this much card...
 MAX_BAND = 0.45  # ...and its band at most this much
@@ -108,11 +109,12 @@ def patch_grid(bounds: tuple[float, float, float, float], margin: float = MARGIN
     return np.stack([gx, gy], axis=-1)
 
 
-def card_grid(corners_mm: np.ndarray, size_px: tuple[int, int]) -> np.ndarray:
-    """Board mm at the centre of every pixel of the upright card image (bilinear in the card's corners)."""
+def card_grid(corners_mm: np.ndarray, size_px: tuple[int, int], margin_px: int = 0) -> np.ndarray:
+    """Board mm at the centre of every pixel of the upright card image (bilinear in the card's corners),
+    widened by ``margin_px`` pixels on every side."""
     w, h = size_px
-    u = ((np.arange(w) + 0.5) / w)[None, :, None]
-    v = ((np.arange(h) + 0.5) / h)[:, None, None]
+    u = ((np.arange(-margin_px, w + margin_px) + 0.5) / w)[None, :, None]
+    v = ((np.arange(-margin_px, h + margin_px) + 0.5) / h)[:, None, None]
     tl, tr, br, bl = (np.asarray(c, np.float64) for c in corners_mm)
     return (1 - v) * ((1 - u) * tl + u * tr) + v * ((1 - u) * bl + u * br)
 
@@ -459,6 +461,25 @@ def find_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, bounds: 
                      mat=zone.mat[0], plain=zone.mat[1])
     corners_mm = (corners_px + 0.5) / s + zone.origin
     return Found("card", corners_mm, fill, band, area, zone.mat[0], zone.mat[1])
+
+
+def around_card(stood_out: np.ndarray, origin: np.ndarray, s: float, corners_mm: np.ndarray,
+                card_mm: tuple[float, float], px_per_mm: float = CARD_PX_PER_MM) -> np.ndarray:
+    """Where something that is not the mat lies just beyond the card's edge: (h + 2m, w + 2m) bool in the cut
+    card's frame (``cut_card``'s size) widened by m = ``AROUND_MM`` on every side, True only in the ring
+    from ``GAP_MM`` (a sleeve's clear rim) to ``AROUND_MM`` beyond the edge. ``stood_out``: what the zone's
+    patch (top-left corner ``origin`` mm, ``s`` px/mm) showed standing out of the mat (its own print left
+    out). A fingertip over the card crosses its edge there, even where it is of the card's border's colour."""
+    size = (max(8, round(card_mm[0] * px_per_mm)), max(8, round(card_mm[1] * px_per_mm)))
+    m, gap = round(AROUND_MM * px_per_mm), round(GAP_MM * px_per_mm)
+    at = (card_grid(corners_mm, size, m) - origin) * s - 0.5
+    ring = cv2.remap(stood_out.view(np.uint8), np.ascontiguousarray(at[..., 0], np.float32),
+                     np.ascontiguousarray(at[..., 1], np.float32), cv2.INTER_NEAREST,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=0).astype(bool)
+    ring[m - gap:m + size[1] + gap, m - gap:m + size[0] + gap] = False
+    if np.count_nonzero(ring) > 0.5 * (ring.size - (size[0] + 2 * gap) * (size[1] + 2 * gap)):
+        ring[:] = False
+    return ring
 
 
 def cut_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, corners_mm: np.ndarray,

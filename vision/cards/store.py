@@ -148,8 +148,9 @@ class CardSet:
         """Each card's best coarse score over its photos and the turns: (n,)."""
         return self.scored(card)[0]
 
-    def match(self, card: np.ndarray, allowed: Iterable[str] | None = None) -> Match:
-        """The card of this set that ``card`` (upright BGR image) shows, among ``allowed`` names if given."""
+    def match(self, card: np.ndarray, allowed: Iterable[str] | None = None, around: np.ndarray | None = None) -> Match:
+        """The card of this set that ``card`` (upright BGR image) shows, among ``allowed`` names if given.
+        ``around``: where something that is not the mat crosses the card's edge (``find.around_card``)."""
         scores, turns = self.scored(card)
         if allowed is not None:
             allow = set(allowed)
@@ -157,20 +158,20 @@ class CardSet:
         if scores.size == 0 or scores.max() < -0.5:
             return Match(None, 0.0, 0.0)
         nearest, fit, evidence = self.teller.judge(card, scores, turns, ACCEPT,
-                                                   lambda image, i: float(self.scored(image)[0][i]))
+                                                   lambda image, i: float(self.scored(image)[0][i]), around)
         first = int(np.argmax(scores)) if nearest is None else nearest
         best = float(scores[first])
         others = scores[np.arange(len(scores)) != first]
         second = float(others.max()) if others.size and others.max() > -0.5 else 0.0
         accepted = nearest is not None and best >= ACCEPT and tell.told(fit, evidence)
         if not accepted and nearest is not None and evidence > 0 and self.smear is None:
-            through = self._through_blur(card, scores, turns, nearest, allowed)
+            through = self._through_blur(card, scores, turns, nearest, allowed, around)
             if through is not None:
                 return through
         return Match(self.names[first] if accepted else None, best, second, self.names[first], fit, evidence)
 
     def _through_blur(self, card: np.ndarray, scores: np.ndarray, turns: np.ndarray, nearest: int,
-                      allowed: Iterable[str] | None) -> Match | None:
+                      allowed: Iterable[str] | None, around: np.ndarray | None = None) -> Match | None:
         """The card refused as it is, read again against its candidates' photos smeared as it is smeared
         (``blur``): a shaken frame, a card moving as it is set down. None when it is no more smeared than the
         comparison forgives (``blur.beyond_the_cells``), or still not named.
@@ -207,7 +208,7 @@ class CardSet:
                 self.name, self.card_mm, {n: blur.smeared(self.images[n], smear) for n in names},
                 more={n: [blur.smeared(p, smear) for p in self.more.get(n, [])] for n in names}, smear=smear)
         smeared = self._smeared[key]
-        found = smeared.match(card, allowed)
+        found = smeared.match(card, allowed, around)
         if found.name != self.names[nearest]:
             return None
         left = self._own_smeared(nearest, smeared)

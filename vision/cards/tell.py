@@ -59,7 +59,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.cards import features, fineprint, glare
+from vision.cards import features, find, fineprint, glare
 from vision.cards.glare import GLARE_LIT
 
 TAU = 8.0  # cap of a cell's squared distance (standardised opponent channels, summed over three)
@@ -72,6 +72,8 @@ QUERY_FIT_MAX = 0.24  # ...over the query's own cells...
 FIT_ALONE = 0.04  # ...over the cells of a card without look-alikes (but what came over its edge)...
 EDGE_HIDDEN = 0.25  # ...of which at most this fraction came over its edge...
 EDGE_MM = 4.5  # ...a patch that reaches this close to it (a card's border, 2.5 to 4.5 mm on the rendered decks)
+BESIDE_MM = 2 * EDGE_MM  # ...or this close where something crosses the card's edge beside it (a border of the
+# finger's colour, then a frame line: as much again)
 EVIDENCE_MIN = 0.45  # the query must lie this much nearer the card than each other candidate (dev decks 601-604:
 # cards never enrolled of a family of one picture reached 0.37, 98 % of the cards named rightly lie above 0.45)
 DEVIATES = 0.5  # a cell this far from the card (a fraction of TAU) is not the card's print there...
@@ -118,6 +120,7 @@ class Teller:
         self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self._done: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # a query's registrations and print, per judge
+        self._beside: dict[int, np.ndarray] = {}  # a query's descriptor -> its cells beside an edge crossed, per judge
         self.look_alikes = [[j for j in range(n) if j != i and coarse[i, j] >= LOOK_ALIKE] for i in range(n)]
         self.diff: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         self._cells: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -281,21 +284,30 @@ class Teller:
         return found
 
     def judge(self, card: np.ndarray, coarse: np.ndarray, turns: np.ndarray,
-              named_from: float = -np.inf, rescore=None) -> tuple[int | None, float, float]:
+              named_from: float = -np.inf, rescore=None,
+              around: np.ndarray | None = None) -> tuple[int | None, float, float]:
         """(the nearest card, None when no card is near; its fit; its least evidence against another
         candidate) for the upright card image ``card``, given each enrolled card's coarse score and best turn
         (0: as cut, 1: a half turn, 2 and 3: quarter turns). ``told`` says whether it is accepted. A nearest
         card whose coarse score is under ``named_from`` cannot be named: the fine print, which can only refuse
         it or add evidence, is not looked at (its fit and evidence are the cells'). ``rescore(image, i)``, when
         given, is card ``i``'s coarse score of a card image: a nearest card under ``named_from`` whose query had
-        a glare streak's light taken off is scored so again, and its score in ``coarse`` raised to it (in place)."""
+        a glare streak's light taken off is scored so again, and its score in ``coarse`` raised to it (in place).
+        ``around``: where something not the mat lies just beyond the card's edge (``find.around_card``), which
+        ``seen`` asks."""
         top = float(coarse.max()) if coarse.size else 0.0
         candidates = [int(i) for i in np.argsort(coarse)[::-1]
                       if coarse[i] >= max(CANDIDATE, top - CANDIDATE_GAP)]
         if not candidates:
             return None, 1.0, -1.0
         queries: dict[int, np.ndarray] = {}
-        self._near, self._images, self._done = {}, {}, {}
+        self._near, self._images, self._done, self._beside = {}, {}, {}, {}
+
+        def make(t: int, onto: int) -> np.ndarray:
+            q = self._query(turned(card, t), onto)
+            if around is not None:
+                self._beside[id(q)] = _beside(turned(around.view(np.uint8), t), self.grid)
+            return q
 
         def query_of(c: int) -> np.ndarray:
             """The query under candidate ``c``'s turn, warped onto the nearest candidate with that turn: its
@@ -304,7 +316,7 @@ class Teller:
             tell nothing). Made when first needed: only the candidate standing is compared in its turn."""
             t = int(turns[c])
             if t not in queries:
-                queries[t] = self._query(turned(card, t), next(i for i in candidates if int(turns[i]) == t))
+                queries[t] = make(t, next(i for i in candidates if int(turns[i]) == t))
             return queries[t]
 
         # A tournament over the cells where each two candidates differ: the nearer one stays. The evidence of
@@ -327,7 +339,7 @@ class Teller:
         # lower the distance a little; dev decks 1100-1107: the same cards named, a third of these warps saved).
         target = next(i for i in candidates if int(turns[i]) == int(turns[best]))
         if target != best and self._deviation(query, best)[0] > 0:
-            again = self._query(turned(card, int(turns[best])), best)
+            again = make(int(turns[best]), best)
             if self._deviation(again, best) < self._deviation(query, best):
                 query = again
                 d_best = self.distance(query, best)
@@ -371,7 +383,8 @@ class Teller:
         to where the cards of the family differ: each patch of cells at least ``DEVIATES`` / 2 from ``i``
         that deviates by ``DEVIATES`` over ``HIDDEN_MM2`` of the family's print (where ``i`` and all
         its look-alikes agree: frame, bands, rules box, shared art) and reaches the card's edge (``_at_edge``:
-        a fingertip, a hand come from beyond it) is hidden, and so is a glare streak wherever it lies
+        a fingertip, a hand come from beyond it; nearer something the finder saw cross the edge beside it,
+        ``judge``'s ``around``) is hidden, and so is a glare streak wherever it lies
         (``_streaks``: light added along a straight band). A patch inside the card is print: a card never
         enrolled shows its own mark, title and digits over the print its family shares (bench seed 19676, deck
         1538: a fire crystal whose longer title lay over the family's title band, read as fire-5; seed 19682,
@@ -386,7 +399,7 @@ class Teller:
             return np.ones(d.shape, np.float32)
         strong_shared = ((d > DEVIATES) & self.shared(i).view(bool)).ravel()
         hidden = np.bincount(labels.ravel(), weights=strong_shared, minlength=n) >= HIDDEN_MM2 / features.FINE_MM ** 2
-        hidden &= _at_edge(labels, n)
+        hidden &= _at_edge(labels, n, self._beside.get(id(query)))
         hidden |= self._streaks(query, i, d, labels, n)
         hidden[0] = False
         return (~hidden[labels]).astype(np.float32)
@@ -518,7 +531,7 @@ class Teller:
         query as its descriptor was made: warped onto ``i``, glare taken off) at the cut's resolution, where a
         card of its family never enrolled shows its own title and numbers."""
         if not self.look_alikes[i]:
-            unhidden = _edge_seen(d)
+            unhidden = _edge_seen(d, self._beside.get(id(query)))
             judged = _visible(unhidden, self.washed(query))
             alone = _alone(d, unhidden, judged) / FIT_ALONE
             if alone <= 1.0 and image is not None and not self._print_found(image, i, None, judged):
@@ -624,11 +637,11 @@ def _alone(d: np.ndarray, seen: np.ndarray, judged: np.ndarray | None = None) ->
     return float(d[judged].mean())
 
 
-def _edge_seen(d: np.ndarray) -> np.ndarray:
+def _edge_seen(d: np.ndarray, beside: np.ndarray | None = None) -> np.ndarray:
     """(rows, cols) True but in the deviating patches (from card ``d``'s distance map) that reach the card's
-    edge: a fingertip, a hand come from outside the card."""
+    edge (``_at_edge``): a fingertip, a hand come from outside the card."""
     n, labels = cv2.connectedComponents((d > DEVIATES / 2).view(np.uint8), connectivity=8)
-    edge = _at_edge(labels, n)
+    edge = _at_edge(labels, n, beside)
     edge[0] = False
     return ~edge[labels]
 
@@ -643,15 +656,42 @@ def _unexplained(d: np.ndarray, seen: np.ndarray) -> float:
     return float(((d > DEVIATES) & seen.astype(bool)).sum()) * features.FINE_MM ** 2
 
 
-def _at_edge(labels: np.ndarray, n: int) -> np.ndarray:
-    """(n,) whether each of the ``n`` labelled patches reaches the card's edge."""
+def _at_edge(labels: np.ndarray, n: int, beside: np.ndarray | None = None) -> np.ndarray:
+    """(n,) whether each of the ``n`` labelled patches reaches the card's edge: within ``EDGE_MM`` of it, or
+    within ``BESIDE_MM`` where something crosses the edge beside it (``beside``, from ``_beside``: a dark
+    fingertip over a border of its own colour deviates only where it reaches the paler panel inside; bench
+    seed 19685, a fire crystal in dim light)."""
     edge = np.zeros(n, bool)
     # Within the card's border: warped onto the card, the cells where a fingertip crosses the border may match it.
     k = max(1, round(EDGE_MM / features.FINE_MM))
     border = np.ones(labels.shape, bool)
     border[k:-k, k:-k] = False
+    if beside is not None:
+        border |= beside
     edge[labels[border]] = True
     return edge
+
+
+def _beside(around: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+    """(rows, cols) bool: the card's cells within ``BESIDE_MM`` of where something that is not the mat crosses
+    its edge (``around``: ``find.around_card``, turned as the query is), whichever way the crossing lies from
+    them (a fingertip over a corner crosses the outline at the corner and lies along both edges). Only what
+    is as narrow as a finger (``find.FINGER_MM``) counts: what lies beyond a whole side is the card's own blur
+    in a shaken frame, its shadow or the mat's print, and tells nothing of what lies over it."""
+    cols, rows = grid
+    e = max(1, round(find.AROUND_MM / features.FINE_MM))
+    ring = (cv2.resize(around.astype(np.float32), (cols + 2 * e, rows + 2 * e), interpolation=cv2.INTER_AREA)
+            >= 0.5).view(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ring, connectivity=8)
+    widest = round(find.FINGER_MM / features.FINE_MM) + e  # (a corner crossed: the ring's corner too)
+    wide = np.flatnonzero(np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) > widest)
+    crossed = ring.astype(bool) & ~np.isin(labels, wide[wide > 0])
+    if not crossed.any():
+        return np.zeros((rows, cols), bool)
+    # Measured from the crossing, which lies past the sleeve's gap, about half the ring beyond the edge.
+    reach = (BESIDE_MM + find.AROUND_MM / 2 + find.GAP_MM / 2) / features.FINE_MM
+    far = cv2.distanceTransform((~crossed).view(np.uint8), cv2.DIST_L2, 3)
+    return far[e:-e, e:-e] <= reach
 
 
 def _correlations(w: np.ndarray, q: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:

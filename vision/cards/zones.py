@@ -19,7 +19,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import LensModel
 from vision.cards import card_size, tell
-from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, Found, ZonePatch, cut_card, find_card
+from vision.cards.find import EMPTY_AREA, GAP_MM, PLAINLY_EMPTY, Found, ZonePatch, around_card, cut_card, find_card
 from vision.cards.store import CardLibrary, CardSet, Match
 from vision.reading import ZoneReading
 from vision.threads import opencv_threads
@@ -167,15 +167,24 @@ class CardZones:
         printed with art the outline takes in the art beside the card, so fits on it lie off; the family's face
         is where the card is, whatever lies around it."""
         match = None
+        patch = self.patches[zid]
+        stood_out = patch.raw.view(bool)
+        if self.mat is not None:
+            stood_out = stood_out & ~self._mat_print[zid]
+
+        def around(corners_mm: np.ndarray) -> np.ndarray:
+            return around_card(stood_out, patch.origin, patch.s, corners_mm, card_set.card_mm)
+
         if found.kind == "card":
-            match = card_set.match(cut_card(frame, H, lens, found.corners_mm, card_set.card_mm))
+            match = card_set.match(cut_card(frame, H, lens, found.corners_mm, card_set.card_mm),
+                                   around=around(found.corners_mm))
         if (match is None or match.name is None) and found.area >= EMPTY_AREA:
-            patch = self.patches[zid]
             located = card_set.locator.locate(patch.sample(frame, H, lens), patch.origin, patch.s)
             # A place found within half what the matcher's warp takes back (``tell.ALIGN_MM``) of the refused cut
             # is the same cut: the stranger the finder cut cleanly is not judged twice.
             if located is not None and (match is None or _apart(located[0], found.corners_mm) > tell.ALIGN_MM / 2):
-                other = card_set.match(cut_card(frame, H, lens, located[0], card_set.card_mm))
+                other = card_set.match(cut_card(frame, H, lens, located[0], card_set.card_mm),
+                                       around=around(located[0]))
                 if other.name is not None or match is None:
                     match = other
         return match
