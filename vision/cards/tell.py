@@ -303,10 +303,14 @@ class Teller:
         queries: dict[int, np.ndarray] = {}
         self._near, self._images, self._done, self._beside = {}, {}, {}, {}
 
+        beside: dict[int, np.ndarray] = {}  # per turn: the same for every query made under it
+
         def make(t: int, onto: int) -> np.ndarray:
             q = self._query(turned(card, t), onto)
             if around is not None:
-                self._beside[id(q)] = _beside(turned(around.view(np.uint8), t), self.grid)
+                if t not in beside:
+                    beside[t] = _beside(turned(around.view(np.uint8), t), self.grid)
+                self._beside[id(q)] = beside[t]
             return q
 
         def query_of(c: int) -> np.ndarray:
