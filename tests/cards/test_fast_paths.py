@@ -1,7 +1,8 @@
 """The matcher's cheaper paths read as the full computation does: the blocks of fine print compared only where
 asked, a glare streak found by its lit lines first, what a judge computes once kept for that judge only, and the
-fine print left unlooked at where nothing could name the card; and the card places read on one OpenCV thread,
-the process's setting given back. Cards cut from rendered frames of dev deck 1002
+fine print left unlooked at where nothing could name the card, a photo's shifted descriptors cut rather than
+warped, the smear's estimate with its photo's part kept; and the card places read on one OpenCV thread, the
+process's setting given back. Cards cut from rendered frames of dev deck 1002
 (``data/potions-1002``, as in ``test_fine_evidence.py``)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.cards.photos import card_photo
-from vision.cards import fineprint, glare
+from vision.cards import blur, features, fineprint, glare
 from vision.cards.store import ACCEPT, CardSet
 
 SHARED_ART = ["dawn-tonic", "elixir-of-life", "green-sip", "smoulder", "twin-essence"]
@@ -127,3 +128,24 @@ def test_card_places_are_read_on_one_opencv_thread_and_the_setting_is_given_back
         assert cv2.getNumThreads() == 3
     finally:
         cv2.setNumThreads(before)
+
+
+@pytest.mark.parametrize("px_per_mm", [2.0, 3.0, 2.2])
+def test_a_photos_shifted_descriptors_are_the_warped_photos(px_per_mm):
+    """Whole-pixel shifts are cut from the photo with its border repeated: the same descriptors as the photo
+    warped by each shift (and a resolution whose shifts are not whole pixels is still warped)."""
+    photo = cv2.resize(image("tempest"), None, fx=px_per_mm / 2.0, fy=px_per_mm / 2.0)
+    grid = features.fine_grid((63, 88))
+    h, w = photo.shape[:2]
+    warped = [features.fine(cv2.warpAffine(photo, np.float32([[1, 0, dx * px_per_mm], [0, 1, dy * px_per_mm]]),
+                                           (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), grid)
+              for dy in features.SHIFTS_MM for dx in features.SHIFTS_MM]
+    assert np.array_equal(features.fine_shifted(photo, grid, px_per_mm), np.array(warped, np.float32))
+
+
+def test_the_smear_estimated_with_the_photos_part_kept_is_the_same():
+    photo = image("tempest")
+    spread = blur.photo_spread(photo, 4.5)
+    for smear in [(0.0, 0.0, 0.0), (3.5, 30.0, 0.0), (0.0, 0.0, 1.25)]:
+        card = blur.smeared(image("seen-tempest-a"), smear)
+        assert np.allclose(blur.scores(card, photo, 4.5, spread), blur.scores(card, photo, 4.5))

@@ -109,6 +109,14 @@ def fine(card: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
 def fine_shifted(card: np.ndarray, grid: tuple[int, int], px_per_mm: float) -> np.ndarray:
     """The fine descriptors of ``card`` moved by each of SHIFTS_MM across and down: (shifts, rows, cols, 3)."""
     h, w = card.shape[:2]
+    steps = [mm * px_per_mm for mm in SHIFTS_MM]
+    if all(float(s).is_integer() for s in steps):
+        # Whole pixels (the cut's 2 px/mm): slices of the card with its border repeated, the very pixels the
+        # warp below gives, at a third of its cost (a set's photos and each smeared set are described so).
+        r = int(max(abs(s) for s in steps))
+        padded = cv2.copyMakeBorder(card, r, r, r, r, cv2.BORDER_REPLICATE)
+        return np.array([fine(padded[r - int(dy):r - int(dy) + h, r - int(dx):r - int(dx) + w], grid)
+                         for dy in steps for dx in steps], np.float32)
     out = []
     for dy in SHIFTS_MM:
         for dx in SHIFTS_MM:

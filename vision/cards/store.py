@@ -88,6 +88,7 @@ class CardSet:
 
     def _index(self) -> None:
         self._smeared: dict[tuple, CardSet] = {}  # (smear, names) -> those cards smeared so; anew as the set changes
+        self._spreads: dict[str, np.ndarray] = {}  # card name -> its first photo's ``blur.photo_spread``
         self.names = sorted(self.images)
         quarter = max(self.card_mm) / min(self.card_mm) < 1.1
         # One coarse reference per photo and turn; a card scores its best photo's score.
@@ -164,38 +165,36 @@ class CardSet:
         others = scores[np.arange(len(scores)) != first]
         second = float(others.max()) if others.size and others.max() > -0.5 else 0.0
         accepted = nearest is not None and best >= ACCEPT and tell.told(fit, evidence)
-        if not accepted and nearest is not None and evidence > 0 and self.smear is None:
-            through = self._through_blur(card, scores, turns, nearest, allowed, around)
-            if through is not None:
-                return through
+        if nearest is not None and evidence > 0 and self.smear is None and self.teller.look_alikes[nearest]:
+            smear = self._smear(card, int(turns[nearest]), self.names[nearest])
+            if blur.beyond_the_cells(smear):
+                smeared = self._smeared_set(scores, smear)
+                found = smeared.match(card, allowed, around)
+                if not accepted:
+                    through = self._through_blur(nearest, smeared, found)
+                    if through is not None:
+                        return through
+                elif found.best != self.names[nearest] or found.evidence < tell.EVIDENCE_MIN:
+                    # Named as cut, a smeared card must stay as much nearer the card than each other candidate
+                    # once they are smeared as it is: what tells it from a look-alike (a digit, a title's letters)
+                    # is what a smear takes first, and the sharp photos may then say nothing true (fresh bench
+                    # 19688 frame 95: time-2 shaken 8.6 px named time-4 at evidence 0.47; smeared alike, 0.34).
+                    accepted = False
         return Match(self.names[first] if accepted else None, best, second, self.names[first], fit, evidence)
 
-    def _through_blur(self, card: np.ndarray, scores: np.ndarray, turns: np.ndarray, nearest: int,
-                      allowed: Iterable[str] | None, around: np.ndarray | None = None) -> Match | None:
-        """The card refused as it is, read again against its candidates' photos smeared as it is smeared
-        (``blur``): a shaken frame, a card moving as it is set down. None when it is no more smeared than the
-        comparison forgives (``blur.beyond_the_cells``), or still not named.
+    def _smear(self, card: np.ndarray, turn: int, name: str) -> tuple[float, float, float]:
+        """How ``card`` (under ``turn``) is smeared, against ``name``'s first photo (``blur.estimate``), with what
+        the estimate asks of the photo alone kept per card (``blur.photo_spread``): every card named with
+        look-alikes is asked, 2 processor ms each so, 13 without."""
+        if name not in self._spreads:
+            self._spreads[name] = blur.photo_spread(self.images[name], tell.EDGE_MM)
+        return blur.estimate(tell.turned(card, turn), self.images[name], tell.EDGE_MM, self._spreads[name])
 
-        ``match`` asks only for a card that lies nearer its nearest candidate than every other as cut (evidence
-        above 0), and it may be named only as that card: the smear explains why its print misfits, not which
-        card it is (a card never enrolled, nearer another candidate as cut, was nearest the card once both were
-        smeared 2.5 mm: potions-1002's stranger-b). The candidates (those the coarse score leaves, as ``tell``
-        takes them) come with all their look-alikes: smeared alike, they tell where the smear leaves the
-        family's cards different, and a card of the family never enrolled differs from the card as they do. Its
-        fit is held to a limit shrunk as the smear shrinks its differences from its look-alikes (``_shrunk``).
-        A card enrolled without look-alikes is not read through a smear: what tells it from a card of its family
-        never enrolled is its fine print (``fineprint``), which the smear takes away (deck 804's lone scorpion:
-        a stranger differing in its title and digits, smeared 4 mm, passed for it). Nor is a card whose own
-        cells, smeared, differ from its look-alikes' over less than ``tell.UNEXPLAINED_MM2``, what a card of the
-        set may deviate over by noise and misfit alone: a fit over so little tells it from no card of its family,
-        and its fine print is gone too (bench seed 19674, deck 1533: a stranger of marrow-broth's family with
-        marrow-broth's art, its title and digits smeared 3.5 mm away, fitted its 15 mm² at 0.96 of the limit)."""
-        if not self.teller.look_alikes[nearest]:
-            return None
-        smear = blur.estimate(tell.turned(card, int(turns[nearest])), self.images[self.names[nearest]],
-                              tell.EDGE_MM)
-        if not blur.beyond_the_cells(smear):
-            return None
+    def _smeared_set(self, scores: np.ndarray, smear: tuple[float, float, float]) -> CardSet:
+        """The candidates the coarse score leaves (as ``tell`` takes them) with all their look-alikes, their
+        photos smeared by ``smear`` (``blur``): smeared alike, they tell where the smear leaves the family's
+        cards different, and a card of the family never enrolled differs from the card as they do. Kept for
+        the next cards of a shaken frame (``SMEARED_KEPT``)."""
         top = float(scores.max())
         kept = {int(i) for i in np.flatnonzero(scores >= max(tell.CANDIDATE, top - tell.CANDIDATE_GAP))}
         kept |= {j for i in list(kept) for j in self.teller.look_alikes[i]}
@@ -207,8 +206,25 @@ class CardSet:
             self._smeared[key] = CardSet(
                 self.name, self.card_mm, {n: blur.smeared(self.images[n], smear) for n in names},
                 more={n: [blur.smeared(p, smear) for p in self.more.get(n, [])] for n in names}, smear=smear)
-        smeared = self._smeared[key]
-        found = smeared.match(card, allowed, around)
+        return self._smeared[key]
+
+    def _through_blur(self, nearest: int, smeared: CardSet, found: Match) -> Match | None:
+        """The card refused as it is, read again against its candidates' photos smeared as it is smeared
+        (``smeared``: ``_smeared_set``; ``found``: the card matched against it): a shaken frame, a card moving as
+        it is set down. None when still not named.
+
+        ``match`` asks only for a card that lies nearer its nearest candidate than every other as cut (evidence
+        above 0), and it may be named only as that card: the smear explains why its print misfits, not which
+        card it is (a card never enrolled, nearer another candidate as cut, was nearest the card once both were
+        smeared 2.5 mm: potions-1002's stranger-b). Its fit is held to a limit shrunk as the smear shrinks its
+        differences from its look-alikes (``_shrunk``).
+        A card enrolled without look-alikes is not read through a smear: what tells it from a card of its family
+        never enrolled is its fine print (``fineprint``), which the smear takes away (deck 804's lone scorpion:
+        a stranger differing in its title and digits, smeared 4 mm, passed for it). Nor is a card whose own
+        cells, smeared, differ from its look-alikes' over less than ``tell.UNEXPLAINED_MM2``, what a card of the
+        set may deviate over by noise and misfit alone: a fit over so little tells it from no card of its family,
+        and its fine print is gone too (bench seed 19674, deck 1533: a stranger of marrow-broth's family with
+        marrow-broth's art, its title and digits smeared 3.5 mm away, fitted its 15 mm² at 0.96 of the limit)."""
         if found.name != self.names[nearest]:
             return None
         left = self._own_smeared(nearest, smeared)
