@@ -15,7 +15,9 @@ under ``"more"``.
 
 Matching: the coarse score (``features.block_scores``, each card's best photo and turn) finds the
 candidates; ``tell`` picks the nearest where look-alikes differ and says whether it is that card. A card is
-named when its coarse score reaches ``ACCEPT`` and ``tell`` accepts it; otherwise it is ``unknown``.
+named when its coarse score reaches ``ACCEPT`` and ``tell`` accepts it; otherwise it is ``unknown``. A card
+smeared beyond a cell (``blur``) is judged again against its candidates smeared as it is: refused as cut, it may
+be named so (``_through_blur``); named as cut, it must stay the nearest, as surely, or it is ``unknown``.
 """
 
 from __future__ import annotations
