@@ -470,7 +470,7 @@ def around_card(stood_out: np.ndarray, origin: np.ndarray, s: float, corners_mm:
     from ``GAP_MM`` (a sleeve's clear rim) to ``AROUND_MM`` beyond the edge. ``stood_out``: what the zone's
     patch (top-left corner ``origin`` mm, ``s`` px/mm) showed standing out of the mat (its own print left
     out). A fingertip over the card crosses its edge there, even where it is of the card's border's colour."""
-    size = (max(8, round(card_mm[0] * px_per_mm)), max(8, round(card_mm[1] * px_per_mm)))
+    size = cut_size(card_mm, px_per_mm)
     m, gap = round(AROUND_MM * px_per_mm), round(GAP_MM * px_per_mm)
     at = (card_grid(corners_mm, size, m) - origin) * s - 0.5
     ring = cv2.remap(stood_out.view(np.uint8), np.ascontiguousarray(at[..., 0], np.float32),
@@ -485,5 +485,9 @@ def around_card(stood_out: np.ndarray, origin: np.ndarray, s: float, corners_mm:
 def cut_card(frame: np.ndarray, H: np.ndarray, lens: LensModel | None, corners_mm: np.ndarray,
              card_mm: tuple[float, float], px_per_mm: float = CARD_PX_PER_MM) -> np.ndarray:
     """The card, upright (portrait) at ``px_per_mm``, cut from the frame in one resampling."""
-    size = (max(8, round(card_mm[0] * px_per_mm)), max(8, round(card_mm[1] * px_per_mm)))
-    return sample(frame, card_grid(corners_mm, size), H, lens)
+    return sample(frame, card_grid(corners_mm, cut_size(card_mm, px_per_mm)), H, lens)
+
+
+def cut_size(card_mm: tuple[float, float], px_per_mm: float = CARD_PX_PER_MM) -> tuple[int, int]:
+    """(width, height) in pixels of a card cut upright at ``px_per_mm`` (``cut_card``, ``around_card``)."""
+    return max(8, round(card_mm[0] * px_per_mm)), max(8, round(card_mm[1] * px_per_mm))

@@ -130,7 +130,7 @@ class CardZones:
             self._held.add(z.id)
             if self.mat is not None and found.kind != "empty":
                 patch = self.patches[z.id]
-                beyond = patch.raw.view(bool)[patch.zone] & ~self._mat_print[z.id][patch.zone]
+                beyond = self._stood_out(z.id)[patch.zone]
                 areas[z.id] = np.count_nonzero(beyond) / (card_mm[0] * card_mm[1] * patch.s ** 2)
             if found.mat is not None:
                 rings[z.id] = (np.asarray(found.mat) + 2.0, found.plain)
@@ -168,9 +168,7 @@ class CardZones:
         is where the card is, whatever lies around it."""
         match = None
         patch = self.patches[zid]
-        stood_out = patch.raw.view(bool)
-        if self.mat is not None:
-            stood_out = stood_out & ~self._mat_print[zid]
+        stood_out = self._stood_out(zid)
 
         def around(corners_mm: np.ndarray) -> np.ndarray:
             return around_card(stood_out, patch.origin, patch.s, corners_mm, card_set.card_mm)
@@ -188,6 +186,12 @@ class CardZones:
                 if other.name is not None or match is None:
                     match = other
         return match
+
+    def _stood_out(self, zid: str) -> np.ndarray:
+        """What the finder saw standing out of the mat's colour on the zone's patch (bool), the enrolled mat's
+        own print left out when a mat is enrolled."""
+        raw = self.patches[zid].raw.view(bool)
+        return raw if self.mat is None else raw & ~self._mat_print[zid]
 
     def _against_the_mat(self, out: dict[str, ZoneReading], unlike_the_mat: Callable[[], np.ndarray],
                          areas: Mapping[str, float]) -> dict[str, ZoneReading]:
