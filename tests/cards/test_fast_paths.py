@@ -1,8 +1,8 @@
 """The matcher's cheaper paths read as the full computation does: the blocks of fine print compared only where
 asked, a glare streak found by its lit lines first, what a judge computes once kept for that judge only, and the
 fine print left unlooked at where nothing could name the card, a photo's shifted descriptors cut rather than
-warped, the smear's estimate with its photo's part kept; and the card places read on one OpenCV thread, the
-process's setting given back. Cards cut from rendered frames of dev deck 1002
+warped and made together, the smear's estimate with its photo's part kept; and the card places read on one
+OpenCV thread, the process's setting given back. Cards cut from rendered frames of dev deck 1002
 (``data/potions-1002``, as in ``test_fine_evidence.py``)."""
 
 from __future__ import annotations
@@ -133,14 +133,47 @@ def test_card_places_are_read_on_one_opencv_thread_and_the_setting_is_given_back
 @pytest.mark.parametrize("px_per_mm", [2.0, 3.0, 2.2])
 def test_a_photos_shifted_descriptors_are_the_warped_photos(px_per_mm):
     """Whole-pixel shifts are cut from the photo with its border repeated: the same descriptors as the photo
-    warped by each shift (and a resolution whose shifts are not whole pixels is still warped)."""
+    warped by each shift, to float rounding (and a resolution whose shifts are not whole pixels is still
+    warped)."""
     photo = cv2.resize(image("tempest"), None, fx=px_per_mm / 2.0, fy=px_per_mm / 2.0)
     grid = features.fine_grid((63, 88))
     h, w = photo.shape[:2]
     warped = [features.fine(cv2.warpAffine(photo, np.float32([[1, 0, dx * px_per_mm], [0, 1, dy * px_per_mm]]),
                                            (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), grid)
               for dy in features.SHIFTS_MM for dx in features.SHIFTS_MM]
-    assert np.array_equal(features.fine_shifted(photo, grid, px_per_mm), np.array(warped, np.float32))
+    assert np.allclose(features.fine_shifted(photo, grid, px_per_mm), np.array(warped, np.float32), atol=1e-5)
+
+
+def fine_one_by_one(card: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
+    """The fine descriptor as first written, one card at a time with OpenCV's blur and statistics."""
+    small = cv2.resize(card.astype(np.float32), grid, interpolation=cv2.INTER_AREA) + 4.0
+    small /= np.float32(cv2.mean(card)[:3]) + 4.0
+    opp = cv2.transform(small, np.array([[1 / 3, 1 / 3, 1 / 3], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]], np.float32))
+    lum = np.log(np.maximum(opp[..., 0], 0.02))
+    opp[..., 0] = lum - cv2.GaussianBlur(lum, (0, 0), features.SHADING_MM / features.FINE_MM,
+                                         borderType=cv2.BORDER_REFLECT)
+    mean, spread = cv2.meanStdDev(opp)
+    opp -= mean.ravel().astype(np.float32)
+    spread = spread.ravel()
+    opp[..., 0] /= max(float(spread[0]), 1e-3)
+    opp[..., 1:] *= features.FINE_CHROMA / max(float(np.sqrt((spread[1:] ** 2).mean())), 0.02)
+    return opp
+
+
+@pytest.mark.parametrize("card_mm", [(63, 88), (44, 68), (70, 70)])
+def test_the_fine_descriptors_made_together_are_those_made_one_by_one(card_mm):
+    """A photo's 25 shifted descriptors are made at once (the shading's blur as a product with each axis's
+    matrix, the statistics as sums): the same as each made alone, for any card size."""
+    grid = features.fine_grid(card_mm)
+    photo = cv2.resize(image("tempest"), (round(card_mm[0] * 2), round(card_mm[1] * 2)), interpolation=cv2.INTER_AREA)
+    dim = (photo.astype(np.float32) * np.float32([0.3, 0.4, 0.5])).astype(np.uint8)  # a dim, warm light
+    for card in (photo, dim):
+        assert np.allclose(features.fine(card, grid), fine_one_by_one(card, grid), atol=1e-4)
+        h, w = card.shape[:2]
+        alone = [fine_one_by_one(cv2.warpAffine(card, np.float32([[1, 0, dx * 2.0], [0, 1, dy * 2.0]]), (w, h),
+                                                flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), grid)
+                 for dy in features.SHIFTS_MM for dx in features.SHIFTS_MM]
+        assert np.allclose(features.fine_shifted(card, grid, 2.0), np.array(alone), atol=1e-4)
 
 
 def test_the_smear_estimated_with_the_photos_part_kept_is_the_same():
