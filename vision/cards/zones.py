@@ -49,7 +49,7 @@ class CardZones:
                 self.sets[z.card_set] = None if cards is None else cards.get(z.card_set)
                 if self.sets[z.card_set] is not None:
                     with opencv_threads(1):  # (small images, as ``read``'s: 2.7 processor s against 3.5-4.1)
-                        self.sets[z.card_set].teller.learn()  # loading, not the first frame, learns the set
+                        self.sets[z.card_set].learn()  # loading, not the first frame, learns the set
         self.allowed = {z.id: tuple(label for label in z.labels if label != "empty") for z in self.zones}
         self.patches = {z.id: ZonePatch(z.bounds) for z in self.zones}  # with the frame maps, kept
         self.times: list[float] = []  # seconds spent on each card zone of the last read...
