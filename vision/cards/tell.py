@@ -605,15 +605,19 @@ class Teller:
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
         and bands, its title's letters and digits still differ."""
         within = self._inside(seen, image.shape[:2])
-        if where is not None:
-            within = within & where
+
+        def found(ref: np.ndarray, query: np.ndarray) -> bool:
+            if where is None:
+                return fineprint.missing(ref, query, self.px_per_mm, within) <= fineprint.MISSING_MAX
+            # Its own print, held to how clearly the view shows the rest of its print.
+            return fineprint.own_print_found(ref, query, self.px_per_mm, within & where, within & ~where)
+
         as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
-            if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
+            if found(ref, as_given):
                 return True
             registered = self._registered(image, i, k)
-            if registered is not image and fineprint.missing(ref, self._detail(registered), self.px_per_mm,
-                                                             within) <= fineprint.MISSING_MAX:
+            if registered is not image and found(ref, self._detail(registered)):
                 return True
         return False
 
