@@ -144,7 +144,7 @@ def test_the_cards_of_that_family_dim_or_shaken_are_still_named(elixirs, gain, s
 
 def test_a_cards_own_print_must_be_clear_in_the_main_not_in_every_block():
     """Some of a card's own blocks may show less clearly than the rest of its print (something over them the fit
-    does not know of: fresh bench 19696, a mushroom with 10 of its 98 own blocks at 0.34-0.55 and the rest at
+    does not know of: bench seed 19696, a mushroom with 10 of its 98 own blocks at 0.34-0.55 and the rest at
     0.9), but not most of them: that is another title on the same band. Twelve blocks of twin-essence's print
     taken as its own, some half lost in noise (correlating 0.4-0.65 against 0.99 elsewhere)."""
     ref = fineprint.detail(image("twin-essence", "potions-1600"), 2.0)

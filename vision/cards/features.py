@@ -97,7 +97,7 @@ def fine(card: np.ndarray, grid: tuple[int, int]) -> np.ndarray:
 
 def _standardised(cells: np.ndarray) -> np.ndarray:
     """``fine`` of cards already averaged into their cells: (cards, rows, cols, 3) BGR float32, all at once
-    (a photo's 25 shifts cost 7-8 ms one by one, a quarter of that together; a smeared set describes each of
+    (a photo's 25 shifts cost 7-8 ms one by one, a third of that together; a smeared set describes each of
     its photos so). Dividing by the mean colour commutes with the area resize: the cells are divided."""
     n, rows, cols, _ = cells.shape
     # Channels first: each card's channel is one run of cells (broadcast over the last axis, a third of the cost).
