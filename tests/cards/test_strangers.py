@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 
 from tests.cards.photos import card_photo
-from vision.cards import fineprint
 from vision.cards.find import CARD_PX_PER_MM
 from vision.cards.store import CardSet
 from vision.render.deck import motion_blur
@@ -112,12 +111,14 @@ def elixirs() -> CardSet:
     return CardSet("chaudron-potions", (63, 88), {n: image(n, "potions-1600") for n in ELIXIR})
 
 
+@pytest.mark.xfail(strict=True, reason="open (issue 28): elixir-of-life's own print is four title blocks, where "
+                   "another title on the band correlates over CORRELATES; a rule holding them to the rest of the "
+                   "print's clearness was tried and taken out (it changed no reading on five fresh draws)")
 @pytest.mark.parametrize("view", ["stranger-dim", "stranger-warm", "stranger-dim-b"])
 def test_a_stranger_whose_title_correlates_with_the_cards_through_the_band_is_unknown(elixirs, view):
     """Read as elixir-of-life at fit 0.78-0.87 and evidence 0.46-0.51. Its own print (the blocks none of its
     look-alikes shows) is four blocks of the title band, where the stranger's title correlated 0.39-0.57, over
-    ``fineprint.CORRELATES``, while the rest of its print correlated 0.91-0.96: a card of the set shows its own
-    print as clearly as the rest (``fineprint.FOUND_SHARE``)."""
+    ``fineprint.CORRELATES``, while the rest of its print correlated 0.91-0.96 (docs/cards.md, session 56)."""
     found = elixirs.match(image(view, "potions-1600"))
     assert found.best == "elixir-of-life"  # it looks most like it...
     assert found.name is None  # ...and is not taken for it
@@ -135,36 +136,9 @@ def dimmed(photo: np.ndarray, gain: float, smear_mm: float, angle: float, seed: 
 @pytest.mark.parametrize(("gain", "smear_mm", "angle"),
                          [(0.45, 2.3, 106), (0.3, 1.5, 30), (0.8, 3.0, 60), (0.45, 0, 0)])
 def test_the_cards_of_that_family_dim_or_shaken_are_still_named(elixirs, gain, smear_mm, angle):
-    """The same check leaves the family's own cards named: in dim light and smeared, their own print is as clear
-    as the rest of it (and twin-essence as the reader cut it in frame 127, dim)."""
+    """The family's own cards, in dim light and smeared, are named (and twin-essence as the reader cut it in frame
+    127, dim): what refuses the strangers above must leave these named."""
     photo = image("elixir-of-life", "potions-1600")
     assert elixirs.match(dimmed(photo, gain, smear_mm, angle, seed=int(gain * 100 + smear_mm))).name == "elixir-of-life"
     assert elixirs.match(image("twin-essence-dim", "potions-1600")).name == "twin-essence"
 
-
-def test_a_cards_own_print_must_be_clear_in_the_main_not_in_every_block():
-    """Some of a card's own blocks may show less clearly than the rest of its print (something over them the fit
-    does not know of: bench seed 19696, a mushroom with 10 of its 98 own blocks at 0.34-0.55 and the rest at
-    0.9), but not most of them: that is another title on the same band. Twelve blocks of twin-essence's print
-    taken as its own, some half lost in noise (correlating 0.4-0.65 against 0.99 elsewhere)."""
-    ref = fineprint.detail(image("twin-essence", "potions-1600"), 2.0)
-    side, ys, xs = fineprint._grid(ref.shape, 2.0)
-    printed = fineprint.printed(ref, 2.0)
-    rows, cols = np.nonzero(printed)
-    pick = np.random.default_rng(0).choice(len(rows), 12, replace=False)
-    own = np.zeros_like(printed)
-    own[rows[pick], cols[pick]] = True
-
-    def unclear_in(k: int) -> np.ndarray:
-        query, rng = ref.copy(), np.random.default_rng(k)
-        for r, c in list(zip(rows[pick], cols[pick], strict=True))[:k]:
-            block = query[ys[r]:ys[r] + side, xs[c]:xs[c] + side]
-            block[:] = 0.5 * block + rng.normal(0, 0.9 * float(block.std()), block.shape)
-        return query
-
-    for k in (0, 3, 6):
-        assert fineprint.own_print_found(ref, unclear_in(k), 2.0, own, printed & ~own)
-    for k in (7, 9, 12):
-        query = unclear_in(k)
-        assert fineprint.missing(ref, query, 2.0, own) <= fineprint.MISSING_MAX  # each block still "found"...
-        assert not fineprint.own_print_found(ref, query, 2.0, own, printed & ~own)  # ...but not clearly enough

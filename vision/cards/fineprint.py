@@ -10,10 +10,7 @@ the blocks where the card or the query has print; a card of the set correlates i
 dim light, a glare spot), a stranger's title and numbers do not. Correlation, not distance: blur, dim
 light and a sleeve's haze lower the print's contrast, not its shape. A card enrolled alone of its family
 is held to all its print (nothing says where its family's cards differ); a card with look-alikes to the
-blocks of its print that none of them shows (``tell.Teller._own_blocks``), found again, in the main, about as
-clearly as the rest of its print is in that view (``own_print_found``, ``FOUND_SHARE``): two titles on one band
-correlate through the band's edges, over ``CORRELATES``, but less than a card's own title correlates with
-itself, however dim or smeared the view.
+blocks of its print that none of them shows (``tell.Teller._own_blocks``).
 """
 from __future__ import annotations
 
@@ -29,7 +26,6 @@ SHIFT_PX = 1  # each block at its best shift of up to this, the query registered
 # further, or a card of a family of one picture never enrolled finds its own digits' strokes in the card's
 PRINTED = 0.25  # a block has print where its energy reaches this fraction of the card's typical printed block
 CORRELATES = 0.4  # a block of print is found again when it correlates this much with the card's
-FOUND_SHARE = 0.65  # ...and a card's own print, in the main, this share of what the rest correlates
 MISSING_MAX = 3  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
 
 
@@ -137,45 +133,13 @@ def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndar
     """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
     blocks) when given. Which blocks have print takes every block's energy (the card's typical printed block);
     only the blocks asked about are then compared (``best_correlation``, as ``correlations`` compares them)."""
-    found, _ = _compared(ref, query, px_per_mm, where)
-    return int(np.count_nonzero(found < CORRELATES))
-
-
-def own_print_found(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndarray,
-                    beside: np.ndarray) -> bool:
-    """Whether a card's own print (the blocks in ``where``) is found again in ``query``: all but
-    ``MISSING_MAX`` of its blocks (``missing``), and, in the main, as clearly as the view shows the rest of its
-    print (``beside``: those blocks, nothing over them): no more than half of its blocks (and ``MISSING_MAX``)
-    may correlate under ``FOUND_SHARE`` of the median over the rest. The view's blur, light and noise lower a
-    card's own print as they lower the rest of it, while a card never enrolled shows another title there, which
-    correlates with the card's through the band's edges only (bench seed 19694: strangers of elixir-of-life's
-    family at 0.39-0.57 in all four of its own blocks, 0.91-0.96 over the rest). A fingertip's shadow or a
-    glare spot the check does not know of dims a few of a card's own blocks, not most of them."""
-    found, printed_blocks = _compared(ref, query, px_per_mm, where)
-    if np.count_nonzero(found < CORRELATES) > MISSING_MAX:
-        return False
-    if found.size <= MISSING_MAX:
-        return True
-    # Every other block across and down: blocks that do not overlap, a quarter of the cost, as telling.
-    elsewhere = printed_blocks & beside
-    elsewhere[1::2] = False
-    elsewhere[:, 1::2] = False
-    if not elsewhere.any():
-        return True
-    level = median(best_correlation(patches(ref, px_per_mm, elsewhere), shifted_patches(query, px_per_mm, elsewhere)))
-    unclear = int(np.count_nonzero(found < FOUND_SHARE * level))
-    return unclear <= max(MISSING_MAX, found.size // 2)
-
-
-def _compared(ref: np.ndarray, query: np.ndarray, px_per_mm: float,
-              where: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """The blocks of print asked about (in ``where`` when given) compared: their best correlations (n,), and
-    which blocks of the card have print at all (a grid as ``blocks``)."""
     if query.shape != ref.shape:
         query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
     b, ys, xs = _grid(ref.shape, px_per_mm)
     energy = np.maximum(_sums(ref * ref, b, ys, xs), _sums(query * query, b, ys, xs))
     typical = median(energy[energy >= median(energy.ravel())])
-    printed_blocks = energy >= PRINTED * typical
-    asked = printed_blocks if where is None else printed_blocks & where
-    return best_correlation(patches(ref, px_per_mm, asked), shifted_patches(query, px_per_mm, asked)), printed_blocks
+    asked = energy >= PRINTED * typical
+    if where is not None:
+        asked &= where
+    found = best_correlation(patches(ref, px_per_mm, asked), shifted_patches(query, px_per_mm, asked))
+    return int(np.count_nonzero(found < CORRELATES))

@@ -605,19 +605,15 @@ class Teller:
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
         and bands, its title's letters and digits still differ."""
         within = self._inside(seen, image.shape[:2])
-
-        def found(ref: np.ndarray, query: np.ndarray) -> bool:
-            if where is None:
-                return fineprint.missing(ref, query, self.px_per_mm, within) <= fineprint.MISSING_MAX
-            # Its own print, held to how clearly the view shows the rest of its print.
-            return fineprint.own_print_found(ref, query, self.px_per_mm, within & where, within & ~where)
-
+        if where is not None:
+            within = within & where
         as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
-            if found(ref, as_given):
+            if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
                 return True
             registered = self._registered(image, i, k)
-            if registered is not image and found(ref, self._detail(registered)):
+            if registered is not image and fineprint.missing(ref, self._detail(registered), self.px_per_mm,
+                                                             within) <= fineprint.MISSING_MAX:
                 return True
         return False
 
