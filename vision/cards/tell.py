@@ -117,6 +117,7 @@ class Teller:
         self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
         self._images: dict[int, tuple] = {}  # a query's descriptor -> it, its image, the card it was warped onto
         self._own_print: dict[int, np.ndarray] = {}
+        self._varies: dict[int, np.ndarray | None] = {}
         self._onto: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         self._near: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, dict[int, int]]] = {}
         self._done: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # a query's registrations and print, per judge
@@ -574,6 +575,7 @@ class Teller:
         loads the set, not on its first frames."""
         for i in range(len(self.names)):
             self._own_blocks(i)
+            self._varying_blocks(i)
             self.own(i)
         for i in range(len(self.names)):  # and how each two cards differ, which any two candidates need
             for j in range(len(self.names)):
@@ -593,6 +595,17 @@ class Teller:
             self._own_print[i] = own
         return self._own_print[i]
 
+    def _varying_blocks(self, i: int) -> np.ndarray | None:
+        """The blocks where card ``i``'s family varies at the least: where it differs from the look-alike that
+        differs from it over the fewest blocks of print (``_fine_pair``), its nearest: in a family of one picture,
+        its title, numbers and mark, and theirs; a card of the family never enrolled differs there too. (Over all
+        its look-alikes, those of other art make it the whole card.) None without a look-alike that differs.
+        Learnt with ``_own_blocks``."""
+        if i not in self._varies:
+            pairs = [d for d in (self._fine_pair(i, j)[0] for j in self.look_alikes[i]) if d.any()]
+            self._varies[i] = min(pairs, key=lambda d: int(d.sum())) if pairs else None
+        return self._varies[i]
+
     def _print_found(self, image: np.ndarray, i: int, where: np.ndarray | None, seen: np.ndarray) -> bool:
         """Whether the query ``image`` (in card ``i``'s frame) shows ``i``'s fine print again (``fineprint``),
         over its whole face or the blocks in ``where``, as one of ``i``'s photos shows it; blocks not wholly
@@ -605,15 +618,20 @@ class Teller:
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
         and bands, its title's letters and digits still differ."""
         within = self._inside(seen, image.shape[:2])
-        if where is not None:
-            within = within & where
+        varies = self._varying_blocks(i) if where is not None else None
+        px = self.px_per_mm
+
+        def found(ref: np.ndarray, query: np.ndarray) -> bool:
+            if fineprint.missing(ref, query, px, within if where is None else within & where) > fineprint.MISSING_MAX:
+                return False
+            return varies is None or fineprint.clear(ref, query, px, within & varies, within)
+
         as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
-            if fineprint.missing(ref, as_given, self.px_per_mm, within) <= fineprint.MISSING_MAX:
+            if found(ref, as_given):
                 return True
             registered = self._registered(image, i, k)
-            if registered is not image and fineprint.missing(ref, self._detail(registered), self.px_per_mm,
-                                                             within) <= fineprint.MISSING_MAX:
+            if registered is not image and found(ref, self._detail(registered)):
                 return True
         return False
 
