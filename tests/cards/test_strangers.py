@@ -96,7 +96,7 @@ def test_a_sharp_stranger_with_viper_venoms_art_is_unknown(vipers, view):
     different titles correlate there at 0.3-0.8 (``fineprint.CORRELATES`` is 0.4), so viper-venom's own print
     (the blocks none of its look-alikes shows) is one block, and ``fineprint.MISSING_MAX`` lets it go unfound.
     Where viper-venom differs from its nearest look-alike (3 blocks: its title, digits) the strangers correlate
-    0.39-0.53 in the median, the rest of their print 0.99 (``fineprint.clear``)."""
+    0.39-0.53 in the median, the rest of their print 0.99 (``fineprint.found_again``)."""
     assert vipers.match(image(view, "potions-1585")).name is None
 
 
@@ -116,7 +116,7 @@ def test_a_stranger_whose_title_correlates_with_the_cards_through_the_band_is_un
     """Read as elixir-of-life at fit 0.78-0.87 and evidence 0.46-0.51. Its own print (the blocks none of its
     look-alikes shows) is four blocks of the title band, where the stranger's title correlated 0.39-0.57, over
     ``fineprint.CORRELATES``, while the rest of its print correlated 0.91-0.96 (docs/cards.md, session 56): where
-    the card's family varies, the print must be seen about as clearly as the rest (``fineprint.clear``)."""
+    the card's family varies, the print must be seen about as clearly as the rest (``fineprint.found_again``)."""
     found = elixirs.match(image(view, "potions-1600"))
     assert found.best == "elixir-of-life"  # it looks most like it...
     assert found.name is None  # ...and is not taken for it

@@ -28,7 +28,7 @@ PRINTED = 0.25  # a block has print where its energy reaches this fraction of th
 CORRELATES = 0.4  # a block of print is found again when it correlates this much with the card's
 MISSING_MAX = 3  # blocks of print not found again that a card of the set may show (a fingertip, a glare spot)
 # Where it differs from its nearest look-alike, a card's print correlates, in the median, at least this share of
-# what the rest of it does in the same view (``clear``). Dev benches 19710 and 19711, the query as cut: the cards
+# what the rest of it does in the same view (``found_again``). Dev benches 19710 and 19711, the query as cut: the cards
 # of the set 0.73 and over (2 % under 0.78), the strangers that passed every other check 0.52-0.63; the middle.
 CLEAR_SHARE = 0.68
 
@@ -133,21 +133,24 @@ def best_correlation(ref: np.ndarray, query: np.ndarray) -> np.ndarray:
     return (dots / norms).max(axis=1) if len(ref) else np.zeros(0)
 
 
-def clear(ref: np.ndarray, query: np.ndarray, px_per_mm: float, varies: np.ndarray, rest: np.ndarray) -> bool:
-    """Whether ``query`` shows the card's print where its family varies (``varies``: a boolean grid of blocks, where
-    the card differs from its nearest look-alike: ``tell.Teller._varying_blocks``) about as clearly as the rest of
-    its print (``rest``): the median correlation there at least ``CLEAR_SHARE`` of the median over the rest. A
-    view's blur, dim light and haze lower both; a card of the family never enrolled shows another title, other
-    digits and no mark or another there, which correlate with the card's through the band they lie on (0.4-0.6),
-    not as its own do (0.9 and over). The blocks where the family varies tell more than the few that none of the
-    card's look-alikes shows (a card whose title is like another's in length may have one or none). True when
-    either has no block of print."""
-    if query.shape != ref.shape:
-        query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
-    b, ys, xs = _grid(ref.shape, px_per_mm)
-    energy = np.maximum(_sums(ref * ref, b, ys, xs), _sums(query * query, b, ys, xs))
-    printed_blocks = energy >= PRINTED * median(energy[energy >= median(energy.ravel())])
-    varies, rest = printed_blocks & varies, printed_blocks & rest & ~varies
+def found_again(ref: np.ndarray, query: np.ndarray, px_per_mm: float, seen: np.ndarray, own: np.ndarray | None = None,
+                varies: np.ndarray | None = None) -> bool:
+    """Whether the card's print (``ref``) is found again in ``query``, over the blocks ``seen`` (boolean grids of
+    blocks as ``blocks`` has them): all but ``MISSING_MAX`` blocks of its print (of its ``own`` blocks, when given:
+    those none of its look-alikes shows), and, with ``varies`` (where the card differs from its nearest look-alike:
+    ``tell.Teller._varying_blocks``), its print there about as clear as the rest of it: the median correlation
+    there at least ``CLEAR_SHARE`` of the median over the rest. A view's blur, dim light and haze lower both; a
+    card of the family never enrolled shows another title, other digits and no mark or another there, which
+    correlate with the card's through the band they lie on (0.4-0.6), not as its own do (0.9 and over). The blocks
+    where the card differs from its nearest look-alike tell more than the few that none of its look-alikes shows
+    (a card whose title is like another's in length may have one or none)."""
+    query, printed_blocks = _printed(ref, query, px_per_mm)
+    asked = printed_blocks & seen if own is None else printed_blocks & seen & own
+    if _missing(ref, query, px_per_mm, asked) > MISSING_MAX:
+        return False
+    if varies is None:
+        return True
+    varies, rest = printed_blocks & seen & varies, printed_blocks & seen & ~varies
     rest[1::2] = False  # (every other block across and down: no two overlap, a quarter of the cost, as telling)
     rest[:, 1::2] = False
     if not varies.any() or not rest.any():
@@ -162,13 +165,21 @@ def missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, where: np.ndar
     """How many blocks of print (``blocks``) are not found again, of those in ``where`` (a boolean grid of
     blocks) when given. Which blocks have print takes every block's energy (the card's typical printed block);
     only the blocks asked about are then compared (``best_correlation``, as ``correlations`` compares them)."""
+    query, asked = _printed(ref, query, px_per_mm)
+    return _missing(ref, query, px_per_mm, asked if where is None else asked & where)
+
+
+def _printed(ref: np.ndarray, query: np.ndarray, px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """``query`` at ``ref``'s size, and the blocks where either has print (every block's energy against the
+    card's typical printed block)."""
     if query.shape != ref.shape:
         query = cv2.resize(query, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_LINEAR)
     b, ys, xs = _grid(ref.shape, px_per_mm)
     energy = np.maximum(_sums(ref * ref, b, ys, xs), _sums(query * query, b, ys, xs))
-    typical = median(energy[energy >= median(energy.ravel())])
-    asked = energy >= PRINTED * typical
-    if where is not None:
-        asked &= where
+    return query, energy >= PRINTED * median(energy[energy >= median(energy.ravel())])
+
+
+def _missing(ref: np.ndarray, query: np.ndarray, px_per_mm: float, asked: np.ndarray) -> int:
+    """How many of the ``asked`` blocks do not correlate (``CORRELATES``); only those are compared."""
     found = best_correlation(patches(ref, px_per_mm, asked), shifted_patches(query, px_per_mm, asked))
     return int(np.count_nonzero(found < CORRELATES))

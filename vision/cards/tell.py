@@ -616,15 +616,13 @@ class Teller:
         and turned a degree (the cells' shifts forgive that), which moves a title's strokes off the card's.
         So, when its print is not found as given, it is registered again onto each photo it is compared
         with (ECC, affine) and compared so: a card never enrolled registered onto the card fits by its frame
-        and bands, its title's letters and digits still differ."""
+        and bands, its title's letters and digits still differ. A card with look-alikes must also show its print
+        where it differs from its nearest look-alike about as clearly as the rest (``fineprint.found_again``)."""
         within = self._inside(seen, image.shape[:2])
         varies = self._varying_blocks(i) if where is not None else None
-        px = self.px_per_mm
 
         def found(ref: np.ndarray, query: np.ndarray) -> bool:
-            if fineprint.missing(ref, query, px, within if where is None else within & where) > fineprint.MISSING_MAX:
-                return False
-            return varies is None or fineprint.clear(ref, query, px, within & varies, within)
+            return fineprint.found_again(ref, query, self.px_per_mm, within, where, varies)
 
         as_given = self._detail(image)
         for k, ref in enumerate(self.prints[i]):
