@@ -120,7 +120,11 @@ def test_run_publishes_its_game_and_the_camera_lost_and_says_goodbye(mosquitto, 
                               "--simulate", *[a for s in sets for a in ("--set", s)]],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        if not web.wait_for(lambda: (hub.table("table-9") or {}).get("camera") == "lost", 60):
+        def seen_all() -> bool:  # (the camera's loss may reach the hub before the game's first state: two topics)
+            t = hub.table("table-9") or {}
+            return t.get("camera") == "lost" and bool(t.get("state")) and bool(t.get("events"))
+
+        if not web.wait_for(seen_all, 60):
             child.kill()
             _, err = child.communicate()
             raise AssertionError(f"the hub saw {hub.table('table-9')}; the table said:\n{err[-4000:]}")
