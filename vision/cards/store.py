@@ -130,8 +130,8 @@ class CardSet:
         photo's part of the smear estimate (``_smear``: 10 processor ms a card, asked at its first reading)."""
         self.teller.learn()
         for i, name in enumerate(self.names):
-            if self.teller.look_alikes[i] and name not in self._spreads:
-                self._spreads[name] = blur.photo_spread(self.images[name], tell.EDGE_MM)
+            if self.teller.look_alikes[i]:
+                self._spread(name)
 
     def __contains__(self, name: str) -> bool:
         return name in self.images
@@ -197,9 +197,13 @@ class CardSet:
         """How ``card`` (under ``turn``) is smeared, against ``name``'s first photo (``blur.estimate``), with what
         the estimate asks of the photo alone kept per card (``blur.photo_spread``): every card named with
         look-alikes is asked, 2 processor ms each so, 13 without."""
+        return blur.estimate(tell.turned(card, turn), self.images[name], tell.EDGE_MM, self._spread(name))
+
+    def _spread(self, name: str) -> np.ndarray:
+        """What the smear estimate asks of ``name``'s first photo alone (``blur.photo_spread``), kept."""
         if name not in self._spreads:
             self._spreads[name] = blur.photo_spread(self.images[name], tell.EDGE_MM)
-        return blur.estimate(tell.turned(card, turn), self.images[name], tell.EDGE_MM, self._spreads[name])
+        return self._spreads[name]
 
     def _smeared_set(self, scores: np.ndarray, smear: tuple[float, float, float]) -> CardSet:
         """The candidates the coarse score leaves (as ``tell`` takes them) with all their look-alikes, their
