@@ -104,17 +104,19 @@ class Teller:
         self.grid = features.fine_grid(card_mm)
         self.px_per_mm = px_per_mm
         n = len(self.names)
+        photos = [list(card_photos) for card_photos in photos]
+        # Each card's descriptors are made when first asked: a set smeared to read one shaken card
+        # (``store._smeared_set``) judges a few of its cards, and making them all cost a sixth of the reading of a
+        # shaken frame. A set read from a library makes them all at once (``learn``).
         # refs[i]: (photos * shifts, rows, cols, 3); the unshifted first photo is refs[i][centre].
-        self.refs = [np.concatenate([features.fine_shifted(p, self.grid, px_per_mm) for p in card_photos])
-                     for card_photos in photos]
+        self.refs = _PerCard(n, lambda i: np.concatenate([features.fine_shifted(p, self.grid, px_per_mm)
+                                                          for p in photos[i]]))
         self._centre = len(features.SHIFTS_MM) ** 2 // 2
-        flats = [r.reshape(len(r), -1) for r in self.refs]
-        self._flat = [(f, (f * f).sum(axis=1)) for f in flats]
-        self.greys = [[_grey(p) for p in card_photos] for card_photos in photos]
-        self.grey = [g[0] for g in self.greys]
+        self._flat = _PerCard(n, lambda i: _flat(self.refs[i]))
+        self.greys = _PerCard(n, lambda i: [_grey(p) for p in photos[i]])
         self.photo = [card_photos[0] for card_photos in photos]
-        self._glare_ref = [glare.reference(p) for p in self.photo]
-        self.prints = [[fineprint.detail(p, px_per_mm) for p in card_photos] for card_photos in photos]
+        self._glare_ref = _PerCard(n, lambda i: glare.reference(self.photo[i]))
+        self.prints = _PerCard(n, lambda i: [fineprint.detail(p, px_per_mm) for p in photos[i]])
         self._images: dict[int, tuple] = {}  # a query's descriptor -> it, its image, the card it was warped onto
         self._own_print: dict[int, np.ndarray] = {}
         self._varies: dict[int, np.ndarray | None] = {}
@@ -573,6 +575,8 @@ class Teller:
         """Learn what the fine print check needs of every card of the set (``_own_blocks``: a few seconds for
         twenty look-alikes), each card's own cells and where each two cards differ, at once: done when a reader
         loads the set, not on its first frames."""
+        for per_card in (self.refs, self._flat, self.greys, self._glare_ref, self.prints):
+            per_card.make_all()
         for i in range(len(self.names)):
             self._own_blocks(i)
             self._varying_blocks(i)
@@ -632,6 +636,35 @@ class Teller:
             if registered is not image and found(ref, self._detail(registered)):
                 return True
         return False
+
+
+class _PerCard(Sequence):
+    """A card's value made by ``make(i)`` when first asked, then kept."""
+
+    def __init__(self, n: int, make):
+        self._make = make
+        self._made: list = [_NOT_MADE] * n
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, i: int):
+        if self._made[i] is _NOT_MADE:
+            self._made[i] = self._make(i)
+        return self._made[i]
+
+    def make_all(self) -> None:
+        for i in range(len(self)):
+            self[i]
+
+
+_NOT_MADE = object()
+
+
+def _flat(refs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A card's descriptors as rows, and each row's squared length (``_nearest``)."""
+    f = refs.reshape(len(refs), -1)
+    return f, (f * f).sum(axis=1)
 
 
 def _visible(seen: np.ndarray, washed: np.ndarray) -> np.ndarray:
