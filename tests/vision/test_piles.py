@@ -115,6 +115,21 @@ def test_the_renderer_lays_cubes_apart_and_flags_the_ones_on_others():
             if isinstance(p, Raised):
                 assert p.z_mm > 0 and p.shape.height == pytest.approx(p.z_mm + p.shape.size[0])
 
+def test_some_tables_players_leave_their_piles_packed_square_and_the_rest_of_the_table_is_drawn_alike():
+    from vision.render.piles import TIDY, random_style
+
+    styles = [random_style(np.random.default_rng([seed, 3])) for seed in range(400)]
+    tidy = [s for s in styles if (s.touch, s.turn, s.walls) == (1.0, 0.0, 1.0)]
+    assert abs(len(tidy) / len(styles) - TIDY) < 0.06
+    assert all(0.2 <= s.touch <= 0.9 for s in styles if s not in tidy)
+    # Whether the players are tidy is drawn aside: what the table draws next (its reserves) is the same either way.
+    for seed in range(20):
+        rng, alike = np.random.default_rng([seed, 3]), np.random.default_rng([seed, 3])
+        random_style(rng)
+        alike.uniform(size=6)
+        assert rng.random() == alike.random()
+
+
 
 PLAYERS = [EndPlayer("Abigail", "grey", 30, Cubes.of(grey=2)), EndPlayer("Merlin", "orange", 30, Cubes.of(orange=1)),
            EndPlayer("Morgane", "blue", 20, Cubes.of())]
