@@ -287,6 +287,22 @@ def test_the_area_check_still_refuses_a_tray_unlike_the_frames_others():
     assert [c.count for c in short.values()] == [16, 13, 9, 18, 4]
     assert min(c.confidence for c in short.values()) > 0.9
 
+def test_a_tray_read_empty_where_part_of_a_top_shows_is_counted_by_hand():
+    # Dark green cubes on an illustrated face in dim light (dev table set 19725 t007 f005): no square fitted the six
+    # cubes' tops, 0.78 of a top showed, and the tray read 0 at 0.74. An empty tray shows no top at all.
+    from vision.count import agreed
+    from vision.reading import CountReading
+
+    def tray(n, area):
+        return CountReading(n, 1.0, {"green": n}, area, areas={"green": area})
+
+    got = agreed({"seen": tray(0, 0.42), "empty": tray(0, 0.0), "a": tray(6, 6.1), "b": tray(9, 9.0)})
+    assert got["seen"].count is None
+    assert got["seen"].reason == "the green tray shows part of a cube's top and no whole one: count it by hand"
+    assert (got["empty"].count, got["empty"].confidence) == (0, 1.0)
+    assert [got[z].count for z in "ab"] == [6, 9]
+
+
 
 def test_a_calibration_frame_with_a_cube_beside_its_place_is_refused_not_learnt_as_the_board():
     # Debug seed 14002, mixed light, table 0: the grey cube of the calibration frame lies beside its place, which
