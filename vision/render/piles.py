@@ -58,8 +58,7 @@ class Raised(Placed):
 def random_style(rng: np.random.Generator, stacked: float = 0.0) -> PileStyle:
     """A table's way with its piles, and its cube set's size (-10 % to +8 % of the layout's). At ``TIDY`` of the
     tables the players are tidy: every cube set square against the others from a wall, the piles packed in rows
-    (dev seed 19719, the same tables all tidy: the stacked test asked 24 % of their single layers to be spread,
-    against 16 % as loose; retrained with tidy tables it separated no better, docs/counting.md)."""
+    (a way players leave their reserve that the renderer did not draw; docs/counting.md, session 58)."""
     style = PileStyle(touch=float(rng.uniform(0.2, 0.9)), turn=float(rng.uniform(0.0, 1.0)),
                       walls=float(rng.uniform(0.2, 0.7)), scale=float(rng.uniform(0.9, 1.08)),
                       size_tol=float(rng.uniform(0.0, 0.04)), colour_tol=float(rng.uniform(0.0, 0.06)),
