@@ -84,6 +84,9 @@ class BoardImage:
     image: np.ndarray
     px_per_mm: float
     lens: LensModel | None = None
+    # the markers the board was placed by when it was enrolled (not stored: ``calibrate board`` warns of the
+    # others, ``vision.board.markers_unseen``)
+    markers: tuple[int, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         ok, png = cv2.imencode(".png", self.image)

@@ -88,7 +88,8 @@ def enrol_board(frame: np.ndarray, layout: Layout, calibration: Calibration | No
                               f"the board evenly with every marker in view, and enrol again)")
     # (a lens estimated from every marker of the empty board is kept for the frames, which may show fewer)
     estimated = location.lens if calibration is None or calibration.camera is None else None
-    return BoardImage(reader.warp(frame, location.homography, location.lens), reader.geometry.px_per_mm, estimated)
+    return BoardImage(reader.warp(frame, location.homography, location.lens), reader.geometry.px_per_mm, estimated,
+                      tuple(sorted(location.markers)))
 
 
 @dataclass
@@ -305,6 +306,19 @@ def _picks(n: int, size: int) -> np.ndarray:
 def _edges(grey: np.ndarray) -> np.ndarray:
     """The gradient's size at each pixel of a (log) grey image."""
     return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
+
+
+def markers_unseen(board: BoardImage, layout: Layout) -> str | None:
+    """A warning when the board was enrolled without some of its markers in view, else None: where no marker
+    was seen, the board's place is the fit's extrapolation (a wide lens's bend beyond the markers seen is
+    guessed from theirs), and places there may be read where their neighbours lie."""
+    unseen = sorted(m.id for m in layout.markers if m.id not in board.markers)
+    if not board.markers or not unseen:
+        return None
+    named = ", ".join(map(str, unseen))
+    return (f"marker{'s' if len(unseen) > 1 else ''} {named} of the {len(layout.markers)} not in view: the board "
+            f"beyond the others is placed by estimate, and pieces there may be read in their neighbours' places; "
+            f"bring every marker into view and enrol again")
 
 
 def overexposed(board: BoardImage, layout: Layout) -> str | None:

@@ -217,7 +217,12 @@ def fit_homography(layout: Layout, detections: dict[int, np.ndarray],
         return Location(None, "none", tuple(used))
     keep = inliers.ravel().astype(bool)
     whole = np.array([keep[4 * k:4 * k + 4].all() for k in range(len(used))]).repeat(4)
-    if lens is None and image_size is not None and len(board) >= 4 * RADIAL_MIN_MARKERS:
+    # Four markers no plain homography fits within its tolerance are bent by the lens (a wide lens low over the
+    # board, its far markers lost in the dark of its rim: dev seed 19734's t006, corners 4.5 px off): a lens
+    # that lets one homography fit all four closely is then taken from them too, as no lens at all is surely
+    # wrong; four that fit are left alone (their shapes alone tell a lens too noisily).
+    bent = len(used) >= 4 and _fit(board, raw)[1].max() > MAX_RESIDUAL_PX ** 2
+    if lens is None and image_size is not None and (len(board) >= 4 * RADIAL_MIN_MARKERS or bent):
         if whole.sum() >= 4 * RADIAL_MIN_MARKERS:
             lens, keep = estimate_radial(board[whole], raw[whole], image_size), whole
         else:

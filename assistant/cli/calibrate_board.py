@@ -12,7 +12,7 @@ from pathlib import Path
 from assistant.cli._frames import add_frame_source, frame_from_args
 from calibration.layout import load_layout
 from calibration.store import load_calibration, merge_into
-from vision.board import enrol_board, overexposed
+from vision.board import enrol_board, markers_unseen, overexposed
 
 
 def register_calibrate(sub) -> None:
@@ -33,9 +33,9 @@ def run_board(args) -> int:
     merge_into(args.out, layout.name, board=board)
     h, w = board.image.shape[:2]
     print(f"{layout.name}: empty board enrolled ({w} x {h} px at {board.px_per_mm:g} px/mm); stored in {args.out}")
-    warning = overexposed(board, layout)
-    if warning:
-        print(f"  {warning}")
+    for warning in (markers_unseen(board, layout), overexposed(board, layout)):
+        if warning:
+            print(f"  {warning}")
     if base is not None and base.colours and not base.pieces:
         print("  the colours in it were learnt without this board: run 'calibrate colours' again to learn the "
               "pieces against it")

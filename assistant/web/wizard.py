@@ -164,7 +164,7 @@ def colours(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
 
 def board(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     """The empty board as this camera sees it (as ``calibrate board``): pieces are then told from its artwork."""
-    from vision.board import enrol_board, overexposed
+    from vision.board import enrol_board, markers_unseen, overexposed
 
     layout = _layout(hub, data.get("layout"))
     path = _path(hub)
@@ -179,7 +179,7 @@ def board(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     labels = {z: reading["zones"].get(z, {}).get("label", "unknown") for z in places}
     return {"step": "board", "layout": layout.name, "stored": str(path), "size": [w, h],
             "px_per_mm": image.px_per_mm, "colours_again": again, "board_found": reading["board_found"],
-            "overexposed": overexposed(image, layout),
+            "overexposed": overexposed(image, layout), "markers_unseen": markers_unseen(image, layout),
             "learnt": data_url(image.image, 640), "places": len(places),
             "empty": sum(label == "empty" for label in labels.values()),
             "not_empty": {z: label for z, label in labels.items() if label != "empty"},

@@ -83,7 +83,8 @@ $("start-game").onclick = async () => {
 $("refresh-guide").onclick = choose;
 $("enrol-board").onclick = () => step("board", {}, $("board-result"), (r) => {
   const others = Object.entries(r.not_empty).map(([z, label]) => `${z} ${label}`).join(", ");
-  return [...(r.overexposed ? [r.overexposed[0].toUpperCase() + r.overexposed.slice(1) + "."] : []),
+  const warned = [r.markers_unseen, r.overexposed].filter(Boolean);
+  return [...warned.map((w) => w[0].toUpperCase() + w.slice(1) + "."),
     ...(r.colours_again ? ["The colours were learnt without this board: learn them again (next step)."] : []),
     `Read again with it: ${r.empty} of ${r.places} piece places empty` +
       (others ? ` (not empty: ${others}; take those pieces off and enrol again)` : ".")];
