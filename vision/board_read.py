@@ -21,7 +21,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
 from vision import masks, place_crops, place_model
-from vision.board import FIT_MIN_SPREAD, NOISE_SPREADS, BoardComparison, Difference
+from vision.board import CLIPPED, FIT_MIN_SPREAD, NOISE_SPREADS, BoardComparison, Difference
 from vision.colour import L_WEIGHT, bgr_to_lab, rgb_to_lab
 from vision.count import agreed
 from vision.geometry import COUNT_PX_PER_MM
@@ -118,6 +118,11 @@ class BoardReader:
         grow = 2 * round(COUNT_PX_PER_MM) + 1
         self._tray_grow = np.ones((grow, grow), np.uint8)
         self.slot_ids = g.slot_ids
+        # Each place's colours are made white by the enrolment's light where the place lies, as a tray's are: a
+        # board enrolled under a lamp on one side and a window on the other tints every place's colour by its
+        # side's light, and a piece learnt on one side was another colour on the other.
+        self._slot_white = np.array([self.white_scale_at(layout.zone(z).center) for z in self.slot_ids],
+                                    np.float32).reshape(-1, 3)
         self.owner, reach = _owners(layout, g)  # (h, w) int32: the slot owning each pixel, -1 none
         self._owner_flat = self.owner.ravel()
         # Each owned pixel's ring: 0 near the centre, 1 the rest of the place, 2 beyond it (off-centre, spill).
@@ -150,7 +155,7 @@ class BoardReader:
                                    for z in self.slot_ids], bool).reshape(len(self.slot_ids), len(self._labels))
         self._showing = colour_distances(self._board_lab, self._piece_labs)
         self._lab_of = dict(zip(self._labels, self._piece_labs, strict=True))
-        self.crops = PlaceCrops(layout, self.slot_ids, g.px_per_mm, self.compare.image, self.white_scale)
+        self.crops = PlaceCrops(layout, self.slot_ids, g.px_per_mm, self.compare.image, self._slot_white)
         self._mm2_per_px = 1.0 / g.px_per_mm ** 2
         self._zone_cells = _zone_cells(layout, g)
         rows, cols = g.grid_shape
@@ -288,13 +293,16 @@ class BoardReader:
 
     # -- places ---------------------------------------------------------------------------------------------
 
-    def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray, near_centre: bool = False
-                ) -> PlaceMeasures:
+    def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray, near_centre: bool = False,
+                expect: np.ndarray | None = None) -> PlaceMeasures:
         """Per slot: what differs from the board around it, and its lit top's mean colour (Lab, relit).
         ``near_centre`` (``learn_pieces``): the lit top taken from near each place's centre where enough of the
         piece shows there (``TOP_PX``), else from the place itself, never beyond it, and its median colour: on
         the calibration frame every place of a cauldron holds a piece, and a neighbour set down off its centre
-        lies in the place's edge and beyond it (a blue cube beside an orange one was learnt yellow-brown)."""
+        lies in the place's edge and beyond it (a blue cube beside an orange one was learnt yellow-brown).
+        ``expect`` (with ``near_centre``; (slots, 3) Lab, NaN where none): the colour each place's piece is
+        declared (the layout's palette); a place with one takes its lit top from what differs anywhere within
+        its reach, the third of it nearest that colour (``learnt_top``)."""
         # (Every sum adds the same pixels in the same order as over the image: pixels are gathered once, in
         # ascending order, from the owned ones, and the places' and their centres' taken from those.)
         n = len(self.slot_ids)
@@ -352,13 +360,23 @@ class BoardReader:
         bgr = canonical.reshape(-1, 3).take(top, axis=0).astype(np.float32)
         bgr /= np.exp(diff.log_gain.reshape(-1, 3).take(top, axis=0))
         bgr *= np.exp(-shade[to])[:, None].astype(np.float32)
-        bgr *= self.white_scale
+        bgr *= self._slot_white[to]
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
         if near_centre:  # (the median: what is left of a neighbour in the place's centre moves it less)
             for i in np.unique(to):
                 mean_lab[i] = np.median(lab[to == i], axis=0)
+            if expect is not None:
+                for i in np.flatnonzero(~np.isnan(expect).any(axis=1)).tolist():
+                    at = inside[core_all & (inside_owner == i)]
+                    if len(at) >= TOP_PX:
+                        raw = canonical.reshape(-1, 3).take(at, axis=0)
+                        bgr = raw.astype(np.float32) / np.exp(diff.log_gain.reshape(-1, 3).take(at, axis=0))
+                        bgr *= np.float32(np.exp(-shade[i])) * self._slot_white[i]
+                        mean_lab[i] = learnt_top(bgr_to_lab(np.clip(bgr / 255.0, 0, 1)),
+                                                 diff.brightness.ravel().take(at), expect[i],
+                                                 (raw >= CLIPPED).any(axis=1))
         level = inner_mean(channel_mean(np.log(np.exp(diff.log_gain.reshape(-1, 3).take(self._inner_px, axis=0)))))
         return PlaceMeasures(rings[:, 0], rings[:, 1], rings[:, 2], core, chroma, lifted, chroma_in, lifted_in,
                              contrast_in, edges_in, edges, shade_in, dark, local, mean_lab, cover, level)
@@ -368,7 +386,7 @@ class BoardReader:
         n = len(self.slot_ids)
         owner = self._owner_flat
         px = self._inner_px
-        bgr = image.reshape(-1, 3)[px].astype(np.float32) * self.white_scale
+        bgr = image.reshape(-1, 3)[px].astype(np.float32) * self._slot_white[owner[px]]
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         k = np.maximum(np.bincount(owner[px], minlength=n), 1)
         return np.stack([np.bincount(owner[px], weights=lab[:, c], minlength=n) / k for c in range(3)], axis=1)
@@ -610,6 +628,31 @@ class BoardReader:
         rows, cols = self._tray_px[i]
         near = diff.differs.take(rows, axis=0).take(cols, axis=1).view(np.uint8)
         return cv2.dilate(near, self._tray_grow)
+
+
+def learnt_top(lab: np.ndarray, brightness: np.ndarray, expect: np.ndarray, clipped: np.ndarray) -> np.ndarray:
+    """The lit top's colour (Lab) of the piece a calibration place holds, from ``lab`` (the relit colours of
+    everything that differs from the board within the place's reach) and their ``brightness``. The piece is
+    what lies in colour around the tenth nearest the colour it is declared (``expect``; lightness counting
+    ``L_WEIGHT``): within twice that tenth's own spread of its median. Its lit top, as a read measures one, is
+    its brighter half's median. A piece set down off its centre lies partly beyond its place, and its
+    neighbour's spills into it: taken from near the centre alone, a black disc beside a bone cube was learnt
+    pale (dev seed 19735's t008, L 78 for 12) and a yellow cube set beside its place the board's lavender
+    (t021). The declared colour only chooses which part is the piece; the colour learnt is the piece's own.
+    NaN where most of that top is at the sensor's ceiling in some channel (``clipped``): its colour is not
+    known."""
+    weight = np.array([L_WEIGHT, 1.0, 1.0])
+    x = np.asarray(lab, np.float64) * weight
+    d = np.linalg.norm(x - np.asarray(expect, np.float64) * weight, axis=1)
+    seed = x[d <= np.percentile(d, 10)]
+    centre = np.median(seed, axis=0)
+    spread = np.linalg.norm(seed - centre, axis=1)
+    piece = np.linalg.norm(x - centre, axis=1) <= 2 * max(float(np.percentile(spread, 90)), 1.0)
+    b = brightness[piece]
+    top = b >= np.median(b)
+    if 2 * np.count_nonzero(clipped[piece][top]) > np.count_nonzero(top):
+        return np.full(3, np.nan)
+    return np.median(lab[piece][top], axis=0)
 
 
 def colour_distances(labs: np.ndarray, piece_labs: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration, PieceModel
 from vision import classify
-from vision.colour import ColourModel, bgr_to_lab, lab_to_rgb
+from vision.colour import ColourModel, bgr_to_lab, lab_to_rgb, rgb_to_lab
 from vision.count import pieces_by_label
 from vision.geometry import COUNT_PX_PER_MM, rect_means
 from vision.pieces import piece_shapes
@@ -288,6 +288,7 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
     """The pieces of the calibration frame against the enrolled board (``calibration.board``): per label, the
     median over its places of the lit top's colour and of the area that differs from the board. The places are
     those the layout's ``[calibration]`` table names; every pixel unlike the board in them is the piece."""
+    from vision.board_read import PAPER_LEVEL
     from vision.read import Reader
 
     if calibration.board is None:
@@ -299,7 +300,15 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
         raise CalibrationFrameError(f"{source}: board not found (are the markers visible?)")
     board = reader.board_reader
     canonical = board.canonical(frame, location)
-    m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)), near_centre=True)
+    # (each calibration place's piece as the layout declares its colour: it chooses which of what the place shows
+    # is the piece, ``board_read.learnt_top``)
+    expect = np.full((len(board.slot_ids), 3), np.nan)
+    for zone_id, value in layout.calibration.items():
+        if isinstance(value, str) and value in layout.palette and zone_id in board.slot_ids:
+            expect[board.slot_ids.index(zone_id)] = rgb_to_lab(np.array(layout.colour(value), np.float64)
+                                                               * PAPER_LEVEL / 255.0)
+    m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)), near_centre=True,
+                      expect=expect)
     area, lab = m.area_in + m.area_body + m.area_ring, m.lab
     found: dict[str, list[tuple[np.ndarray, float]]] = {}
     for zone_id, value in layout.calibration.items():
@@ -310,8 +319,9 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
     out = {}
     for label, seen in found.items():
         areas = np.array([a for _, a in seen])
-        if np.median(areas) > 0:
-            labs = np.array([c for c, a in seen if a > 0])
+        # (a top at the sensor's ceiling tells no colour, ``learnt_top``: the piece is left unseen)
+        labs = np.array([c for c, a in seen if a > 0 and not np.isnan(c).any()]).reshape(-1, 3)
+        if np.median(areas) > 0 and len(labs):
             out[label] = PieceModel(tuple(float(v) for v in np.median(labs, axis=0)), float(np.median(areas)))
     # A piece of the board's own colour may not show (a black seal on dark print, a purple one on purple art),
     # or only in part: less than SEEN_SHARE of what pieces of its shape show, its colour is what little of it

@@ -36,7 +36,10 @@ class PlaceCrops:
     def __init__(self, layout: Layout, slot_ids: list[str], px_per_mm: float, board_image: np.ndarray,
                  white_scale: np.ndarray):
         h, w = board_image.shape[:2]
+        # (3,) for every place, or (places, 3): what makes the enrolment's light white at each place
         self.white_scale = np.asarray(white_scale, np.float32)
+        if self.white_scale.ndim == 2:
+            self.white_scale = self.white_scale.reshape(-1, 1, 1, 3)
         x0, x1, y0, y1 = [], [], [], []
         for zid in slot_ids:
             z = layout.zone(zid)
