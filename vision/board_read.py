@@ -302,7 +302,7 @@ class BoardReader:
         lies in the place's edge and beyond it (a blue cube beside an orange one was learnt yellow-brown).
         ``expect`` (with ``near_centre``; (slots, 3) Lab, NaN where none): the colour each place's piece is
         declared (the layout's palette); a place with one takes its lit top from what differs anywhere within
-        its reach, the third of it nearest that colour (``learnt_top``)."""
+        its reach and lies in colour with the part of it nearest that colour (``learnt_top``)."""
         # (Every sum adds the same pixels in the same order as over the image: pixels are gathered once, in
         # ascending order, from the owned ones, and the places' and their centres' taken from those.)
         n = len(self.slot_ids)
