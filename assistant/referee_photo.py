@@ -182,13 +182,13 @@ def _annotate(frame: np.ndarray, layout, reading, counts: dict[str, int], origin
         tray = reading.counts.get(zone.id)
         if tray is not None and tray.cubes and colour not in missing:
             # each cube counted, numbered, so that the referee checks the count by eye
-            at = cv2.perspectiveTransform(np.array([tray.cubes], np.float64), reading.homography)[0]
+            at = reading.to_frame(tray.cubes)
             for k, (x, y) in enumerate(at, 1):
                 cv2.circle(picture, (int(x), int(y)), 5, (255, 255, 255), 2, cv2.LINE_AA)
                 cv2.putText(picture, str(k), (int(x) - 4, int(y) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.3, (0, 0, 0), 1,
                             cv2.LINE_AA)
         left, top, _, _ = zone.bounds
-        corner = cv2.perspectiveTransform(np.array([[[left + 2, top + 2]]], np.float64), reading.homography)[0, 0]
+        corner = reading.to_frame([left + 2, top + 2])
         if colour in missing:
             text, ink = f"{colour}: COUNT BY HAND", (40, 40, 230)
         elif origin[colour].startswith("in doubt"):

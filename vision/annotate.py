@@ -18,11 +18,9 @@ def annotate(frame: np.ndarray, layout: Layout, reading: Reading) -> np.ndarray:
     if not reading.board_found:
         cv2.putText(out, "board not found", (30, 60), cv2.FONT_HERSHEY_SIMPLEX, 1.5, DOUBT, 3, cv2.LINE_AA)
         return out
-    H = reading.homography
     for z in layout.zones:
         left, top, right, bottom = z.bounds
-        pts = cv2.perspectiveTransform(np.array([[[left, top], [right, top], [right, bottom], [left, bottom]]],
-                                                np.float64), H)[0]
+        pts = reading.to_frame([[left, top], [right, top], [right, bottom], [left, bottom]])
         if z.kind != "count":
             r = reading.zones[z.id]
             text = "" if r.label == "empty" and not low_confidence(r) else (

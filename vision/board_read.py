@@ -200,7 +200,7 @@ class BoardReader:
         if self.base.cards:
             zones.update(self.base.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
-                       canonical if keep_canonical else None, hands)
+                       canonical if keep_canonical else None, hands, location.lens)
 
     def canonical(self, frame: np.ndarray, location) -> np.ndarray:
         """The frame warped onto the enrolled board's canonical image."""

@@ -214,3 +214,16 @@ def rect_means(integral: np.ndarray, rects: np.ndarray) -> np.ndarray:
     sums = (integral[y1, x1].astype(np.float64) - integral[y0, x1] - integral[y1, x0] + integral[y0, x0])
     area = ((x1 - x0) * (y1 - y0)).astype(np.float64)
     return sums / area.reshape(-1, *([1] * (sums.ndim - 1)))
+
+
+def to_frame(pts_mm, H: np.ndarray, lens=None) -> np.ndarray:
+    """Board mm -> the frame's pixels (``pts_mm``: (..., 2)): through the homography to the ideal image, then
+    through the lens when it is known (``calibration.store.LensModel``: the pixels the sensor records). A
+    picture drawn on the frame with the homography alone misses the board by the lens's bend (a wide lens:
+    tens of pixels at the board's far side)."""
+    pts = np.asarray(pts_mm, np.float64)
+    shape = pts.shape
+    img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    if lens is not None:
+        img = lens.distort_points(img)
+    return img.reshape(shape)

@@ -28,7 +28,7 @@ from calibration.store import Calibration, LensModel
 from vision import classify, robust, stacked, stacked_crops, stacked_model
 from vision.colour import ColourModel, bgr_to_lab
 from vision.count import agreed, count_zone
-from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means
+from vision.geometry import COUNT_PX_PER_MM, BoardGeometry, RectMeans, board_geometry, grid_cell_means, to_frame
 from vision.hands import HandFinder
 from vision.light_field import LightField, board_tint, field_basis, fit_light_field, tint_of
 from vision.locate import Location, Locator
@@ -309,7 +309,7 @@ class Reader:
             zones = self.cards.read(frame, location.homography, location.lens,
                                     lambda: self.warp(frame, location.homography, location.lens)) if self.cards else {}
             return Reading(self.layout.name, True, location.homography, zones, {}, location.source, canonical,
-                           np.zeros(g.grid_shape, bool))
+                           np.zeros(g.grid_shape, bool), location.lens)
         canonical = self.warp(frame, location.homography, location.lens)
         # The trays resampled now, while the frame is still in the cache (the last look at it).
         crops = self._count_crops(frame, location) if g.count_ids else []
@@ -378,7 +378,7 @@ class Reader:
         if self.cards:
             zones.update(self.cards.read(frame, location.homography, location.lens))
         return Reading(self.layout.name, True, location.homography, zones, counts, location.source,
-                       canonical if keep_canonical else None, hands)
+                       canonical if keep_canonical else None, hands, location.lens)
 
     def count_maps(self, H: np.ndarray, lens: LensModel | None) -> list[tuple[np.ndarray, np.ndarray]]:
         """For every count zone (with its margins), the remap maps that sample it from the frame at
@@ -389,11 +389,7 @@ class Reader:
         maps = []
         for i in range(len(self.geometry.count_ids)):
             xs, ys = np.meshgrid(*self.geometry.count_samples_mm(i))
-            h, w = xs.shape
-            pts = cv2.perspectiveTransform(np.stack([xs, ys], -1).reshape(-1, 1, 2), H).reshape(-1, 2)
-            if lens is not None:
-                pts = lens.distort_points(pts)
-            pts = pts.astype(np.float32).reshape(h, w, 2)
+            pts = to_frame(np.stack([xs, ys], -1), H, lens).astype(np.float32)
             maps.append(cv2.convertMaps(np.ascontiguousarray(pts[..., 0]), np.ascontiguousarray(pts[..., 1]),
                                         cv2.CV_16SC2))
         self._count_maps = (key, maps)

@@ -51,6 +51,13 @@ class Reading:
     source: str = "none"
     canonical: np.ndarray | None = None  # the warped board (BGR), for annotation
     hand_cells: np.ndarray | None = None  # grid cells under a hand
+    lens: Any = None  # the lens the homography assumes (``calibration.store.LensModel``), for drawing on the frame
+
+    def to_frame(self, pts_mm) -> np.ndarray:
+        """Board mm (..., 2) -> the frame's pixels, through the lens when one is known (``vision.geometry``)."""
+        from vision.geometry import to_frame
+
+        return to_frame(pts_mm, self.homography, self.lens)
 
     def to_dict(self) -> dict[str, Any]:
         """The reading as DESIGN.md prints it. ``homography`` maps board mm to image pixels."""

@@ -95,7 +95,7 @@ def mask_cards(image: np.ndarray, readings: list[tuple[Any, Any]]) -> np.ndarray
             m = MASK_MARGIN_MM
             corners = np.array([[[left - m, top - m], [right + m, top - m], [right + m, bottom + m],
                                  [left - m, bottom + m]]], np.float64)
-            pts = cv2.perspectiveTransform(corners, reading.homography)[0].astype(np.int32)
+            pts = reading.to_frame(corners[0]).astype(np.int32)
             cv2.fillPoly(out, [pts], (40, 40, 40))
             x, y = pts.mean(axis=0).astype(int)
             cv2.putText(out, "private", (int(x) - 45, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (200, 200, 200), 2,

@@ -119,6 +119,7 @@ def _reread(seen: Any, layout, calibration, cards: Path | None = None) -> tuple[
 
 def guide(hub: Any, seen: Any, name: str) -> bytes:
     """The live frame with the layout's calibration table drawn on it: which piece goes in which place."""
+    from vision.geometry import to_frame
     from vision.read import Reader
 
     layout = _layout(hub, name)
@@ -132,8 +133,8 @@ def guide(hub: Any, seen: Any, name: str) -> bytes:
     for zone_id, value in layout.calibration.items():
         zone = layout.zone(zone_id)
         left, top, right, bottom = zone.bounds
-        pts = cv2.perspectiveTransform(np.array([[[left, top], [right, top], [right, bottom], [left, bottom]]],
-                                                np.float64), location.homography)[0].astype(np.int32)
+        pts = to_frame([[left, top], [right, top], [right, bottom], [left, bottom]], location.homography,
+                       location.lens).astype(np.int32)
         label = value if isinstance(value, str) else next(iter(value))
         r, g, b = layout.colour(label)
         cv2.polylines(out, [pts], True, (b, g, r), 3, cv2.LINE_AA)

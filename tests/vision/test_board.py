@@ -290,6 +290,22 @@ def test_four_markers_bent_by_a_wide_lens_tell_the_lens(tmp_path, capsys):
              if reading.zones[z].label not in (truth["zones"][z], "unknown")]
     unread = sum(reading.zones[z].label == "unknown" for z in surrounded)
     assert len(surrounded) > 40 and not wrong and unread <= 0.1 * len(surrounded), (wrong, unread)
+    # The annotated picture (`read --annotate`) outlines each place where the lens puts it on the frame, not where
+    # the homography alone would (tens of pixels off at the board's far side).
+    from vision.annotate import annotate
+
+    drawn = np.any(annotate(frame, layout, reading) != frame, axis=2)
+    places = [z for z in layout.zones if z.kind == "slot"]
+
+    def outlined(points):
+        xy = np.rint(points).astype(int)
+        inside = (xy[:, 0] >= 0) & (xy[:, 0] < frame.shape[1]) & (xy[:, 1] >= 0) & (xy[:, 1] < frame.shape[0])
+        return drawn[xy[inside, 1], xy[inside, 0]].mean()
+
+    corners = np.array([[z.bounds[0], z.bounds[1]] for z in places], np.float64)
+    ideal = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), reading.homography).reshape(-1, 2)
+    assert np.linalg.norm(reading.to_frame(corners) - ideal, axis=1).max() > 20
+    assert outlined(reading.to_frame(corners)) > 0.9 > 0.5 > outlined(ideal)
 
 def test_the_lens_estimated_from_the_calibration_frame_holds_for_frames_that_show_fewer_markers(tmp_path):
     """The same lens on a plain board read without enrolment (`calibrate colours` alone, as a plain board allows;

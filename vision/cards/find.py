@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from calibration.store import LensModel
+from vision.geometry import to_frame
 
 PATCH_PX_PER_MM = 2.0
 CARD_PX_PER_MM = 2.0
@@ -73,16 +74,6 @@ class Found:
     area: float = 0.0  # fraction of a card's area standing out of the mat
     mat: tuple[float, float, float] | None = None  # the ring's colour (BGR), taken as the mat's
     plain: float = 1.0  # the fraction of the ring plainly of that colour
-
-
-def to_frame(pts_mm: np.ndarray, H: np.ndarray, lens: LensModel | None) -> np.ndarray:
-    """Board mm -> frame pixels (through the lens when it is known)."""
-    pts = np.asarray(pts_mm, np.float64)
-    shape = pts.shape
-    img = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
-    if lens is not None:
-        img = lens.distort_points(img)
-    return img.reshape(shape)
 
 
 def frame_maps(grid_mm: np.ndarray, H: np.ndarray, lens: LensModel | None) -> tuple[np.ndarray, np.ndarray]:
