@@ -74,9 +74,17 @@ def picture(seen: Any, private: bool, markers: dict[int, np.ndarray] | None = No
 
 
 def _scaled(reading: Any, scale: float) -> Any:
+    """``reading`` as drawn on its frame scaled by ``scale``: its homography scaled, and its lens too (the lens
+    bends the frame's own pixels: a point is bent, then scaled, which is the same as scaling the lens's focal
+    length and centre with the picture; the private masks would otherwise miss the card places)."""
     if reading.homography is None:
         return reading
-    return dataclasses.replace(reading, homography=np.diag([scale, scale, 1.0]) @ reading.homography)
+    s = np.diag([scale, scale, 1.0])
+    lens = reading.lens
+    if lens is not None:
+        w, h = lens.image_size
+        lens = dataclasses.replace(lens, matrix=s @ lens.matrix, image_size=(round(w * scale), round(h * scale)))
+    return dataclasses.replace(reading, homography=s @ reading.homography, lens=lens)
 
 
 def mask_cards(image: np.ndarray, readings: list[tuple[Any, Any]]) -> np.ndarray:
