@@ -2,7 +2,8 @@
 in a thread of its own, and only while someone is watching; the loop's thread never waits for it, nor is it
 asked to do anything for it.
 
-In an Alchemists game the scan area is blacked out (its card places, where the board's homography puts them);
+In an Alchemists game the scan area is blacked out (its card places, where the board's homography and the camera's
+lens put them);
 when the board is not found, the whole picture is coarsened: a camera can still be aimed, no card read.
 """
 
