@@ -172,7 +172,7 @@ def run_colours(args) -> int:
     if learnt.board is not None:
         unseen = sorted({v for v in layout.calibration.values() if isinstance(v, str) and v != "empty"} - set(pieces))
         if unseen:
-            print(f"  not seen against the enrolled board: {', '.join(unseen)} (too like the board there; the "
-                  f"layout's colour and size stand in)")
+            print(f"  not seen against the enrolled board: {', '.join(unseen)} (too like the board there, or lit to "
+                  f"the camera's ceiling, which tells no colour; the layout's colour and size stand in)")
     print(f"{layout.name}: {len(learnt.colours)} colours learnt ({markers} markers seen); stored in {args.out}")
     return 0
