@@ -202,6 +202,26 @@ def test_pieces_set_down_off_their_calibration_places_are_learnt_in_their_own_co
     assert len(off) > 30 and max(off)[0] <= 30, sorted(off)[-5:]
 
 
+def test_a_calibration_piece_is_the_part_of_its_place_in_its_own_colour_and_a_clipped_top_tells_none():
+    """What differs within a calibration place's reach: a small cyan gem (a tenth of it), the pale bone cube
+    beside it spilling over (most of it) and the gem's darker sides. The gem is learnt in its own colour, not the
+    bone's (a median of everything, or of its brighter half, is the bone); and a gem whose lit top is at the
+    sensor's ceiling tells no colour (NaN: the layout's stands in)."""
+    from vision.board_read import learnt_top
+
+    rng = np.random.default_rng(4251)
+    gem, sides, bone = (np.array(c, float) for c in ((75.0, -30.0, -20.0), (45.0, -22.0, -15.0), (88.0, 3.0, 15.0)))
+    lab = np.concatenate([gem + rng.normal(0, 2, (40, 3)), sides + rng.normal(0, 2, (40, 3)),
+                          bone + rng.normal(0, 2, (320, 3))])
+    brightness = np.concatenate([np.full(40, 0.0), np.full(40, -0.5), np.full(320, 0.1)])
+    declared = np.array([70.0, -35.0, -25.0])  # the layout's cyan, not quite the gem's
+    clipped = np.zeros(len(lab), bool)
+    learnt = learnt_top(lab, brightness, declared, clipped)
+    assert np.linalg.norm(learnt - gem) < 4 and np.linalg.norm(np.median(lab, axis=0) - bone) < 4
+    clipped[:40] = True  # the gem's lit top at the ceiling
+    assert np.isnan(learnt_top(lab, brightness, declared, clipped)).all()
+
+
 # A wide lens over the large mat (the pose of fresh seed 19545's t013, k1 -0.237 of the focal length).
 WIDE_LENS = {"height_mm": 586, "target_mm": (423, 278), "tilt_deg": 0.9, "tilt_towards_deg": 106, "yaw_deg": -42.6,
              "fill": 0.67, "k1": -0.237, "k2": 0.026}
