@@ -67,7 +67,7 @@ TRAY_RING_MM = 10.0  # the board around a tray that tells the light over it, wit
 TRAY_FREE = 0.25  # ... when that much board shows (as a share of the tray's area); else the light surface
 LIT = 0.8  # board darker than this (of the light surface) is in a shadow and tells no light
 PAPER_LEVEL = 235.0  # the markers' white paper, in the light colours are measured in
-TOP_PX = 8  # pixels of a piece near its place's centre enough to tell its lit top's colour (learning only)
+TOP_PX = 8  # pixels of a piece within its place's reach enough to tell its lit top's colour (learning only)
 FALLBACK_AREA = 1.3  # without a calibration frame, a piece shows its footprint and some of its sides
 
 
@@ -293,16 +293,13 @@ class BoardReader:
 
     # -- places ---------------------------------------------------------------------------------------------
 
-    def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray, near_centre: bool = False,
+    def measure(self, canonical: np.ndarray, diff: Difference, cover: np.ndarray,
                 expect: np.ndarray | None = None) -> PlaceMeasures:
         """Per slot: what differs from the board around it, and its lit top's mean colour (Lab, relit).
-        ``near_centre`` (``learn_pieces``): the lit top taken from near each place's centre where enough of the
-        piece shows there (``TOP_PX``), else from the place itself, never beyond it, and its median colour: on
-        the calibration frame every place of a cauldron holds a piece, and a neighbour set down off its centre
-        lies in the place's edge and beyond it (a blue cube beside an orange one was learnt yellow-brown).
-        ``expect`` (with ``near_centre``; (slots, 3) Lab, NaN where none): the colour each place's piece is
-        declared (the layout's palette); a place with one takes its lit top from what differs anywhere within
-        its reach and lies in colour with the part of it nearest that colour (``learnt_top``)."""
+        ``expect`` (``learn_pieces``; (slots, 3) Lab, NaN where none): the colour each calibration place's piece
+        is declared (the layout's palette); such a place takes its lit top from what differs anywhere within its
+        reach and lies in colour with the part of it nearest that colour (``learnt_top``): on the calibration
+        frame a piece set down off its centre lies partly beyond its place, and its neighbour's spills into it."""
         # (Every sum adds the same pixels in the same order as over the image: pixels are gathered once, in
         # ascending order, from the owned ones, and the places' and their centres' taken from those.)
         n = len(self.slot_ids)
@@ -345,17 +342,11 @@ class BoardReader:
         local = np.where(lit_n >= 8, lit_sum / np.maximum(lit_n, 1), 0.0)
         shade = np.minimum(local, 0.0)  # only shadows are divided out
         # The lit top: the brighter half of the piece away from its edges (its sides and shadow are darker).
-        top_at = core_all
-        if near_centre:
-            ring = self._inside_ring
-            centre = core_all & (ring == 0)
-            enough = np.bincount(inside_owner[centre], minlength=n) >= TOP_PX
-            top_at = np.where(enough[inside_owner], centre, core_all & (ring < 2))
-        po = inside_owner[top_at]
-        pb = bright[top_at]
+        po = inside_owner[core_all]
+        pb = bright[core_all]
         mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
         upper = pb >= mean_b[po]
-        top = inside[top_at][upper]
+        top = inside[core_all][upper]
         to = po[upper]
         bgr = canonical.reshape(-1, 3).take(top, axis=0).astype(np.float32)
         bgr /= np.exp(diff.log_gain.reshape(-1, 3).take(top, axis=0))
@@ -364,19 +355,15 @@ class BoardReader:
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
         counts = np.maximum(np.bincount(to, minlength=n), 1)
         mean_lab = np.stack([np.bincount(to, weights=lab[:, c], minlength=n) / counts for c in range(3)], axis=1)
-        if near_centre:  # (the median: what is left of a neighbour in the place's centre moves it less)
-            for i in np.unique(to):
-                mean_lab[i] = np.median(lab[to == i], axis=0)
-            if expect is not None:
-                for i in np.flatnonzero(~np.isnan(expect).any(axis=1)).tolist():
-                    at = inside[core_all & (inside_owner == i)]
-                    if len(at) >= TOP_PX:
-                        raw = canonical.reshape(-1, 3).take(at, axis=0)
-                        bgr = raw.astype(np.float32) / np.exp(diff.log_gain.reshape(-1, 3).take(at, axis=0))
-                        bgr *= np.float32(np.exp(-shade[i])) * self._slot_white[i]
-                        mean_lab[i] = learnt_top(bgr_to_lab(np.clip(bgr / 255.0, 0, 1)),
-                                                 diff.brightness.ravel().take(at), expect[i],
-                                                 (raw >= CLIPPED).any(axis=1))
+        if expect is not None:
+            for i in np.flatnonzero(~np.isnan(expect).any(axis=1)).tolist():
+                at = inside[core_all & (inside_owner == i)]
+                if len(at) >= TOP_PX:
+                    raw = canonical.reshape(-1, 3).take(at, axis=0)
+                    bgr = raw.astype(np.float32) / np.exp(diff.log_gain.reshape(-1, 3).take(at, axis=0))
+                    bgr *= np.float32(np.exp(-shade[i])) * self._slot_white[i]
+                    mean_lab[i] = learnt_top(bgr_to_lab(np.clip(bgr / 255.0, 0, 1)), diff.brightness.ravel().take(at),
+                                             expect[i], (raw >= CLIPPED).any(axis=1))
         level = inner_mean(channel_mean(np.log(np.exp(diff.log_gain.reshape(-1, 3).take(self._inner_px, axis=0)))))
         return PlaceMeasures(rings[:, 0], rings[:, 1], rings[:, 2], core, chroma, lifted, chroma_in, lifted_in,
                              contrast_in, edges_in, edges, shade_in, dark, local, mean_lab, cover, level)

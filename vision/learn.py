@@ -307,8 +307,7 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
         if isinstance(value, str) and value in layout.palette and zone_id in board.slot_ids:
             expect[board.slot_ids.index(zone_id)] = rgb_to_lab(np.array(layout.colour(value), np.float64)
                                                                * PAPER_LEVEL / 255.0)
-    m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)), near_centre=True,
-                      expect=expect)
+    m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)), expect=expect)
     area, lab = m.area_in + m.area_body + m.area_ring, m.lab
     found: dict[str, list[tuple[np.ndarray, float]]] = {}
     for zone_id, value in layout.calibration.items():

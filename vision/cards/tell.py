@@ -638,6 +638,9 @@ class Teller:
         return False
 
 
+_NOT_MADE = object()
+
+
 class _PerCard(Sequence):
     """A card's value made by ``make(i)`` when first asked, then kept."""
 
@@ -657,8 +660,6 @@ class _PerCard(Sequence):
         for i in range(len(self)):
             self[i]
 
-
-_NOT_MADE = object()
 
 
 def _flat(refs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
