@@ -341,9 +341,13 @@ class BoardReader:
         lit_n = self._inside_n - piece_rings.sum(axis=1)
         local = np.where(lit_n >= 8, lit_sum / np.maximum(lit_n, 1), 0.0)
         shade = np.minimum(local, 0.0)  # only shadows are divided out
-        # The lit top: the brighter half of the piece away from its edges (its sides and shadow are darker).
+        # The lit top: the half of the piece away from its edges most unlike the board. A shadow only darkens
+        # (or, lit by a second light, tints a little), so darkening counts half; a top differs in colour or is
+        # brighter. (The brighter half, before: a dark cube's shadow lit by a window is brighter than its top.)
         po = inside_owner[core_all]
-        pb = bright[core_all]
+        lifted_core = diff.lifted.ravel().take(inside)[core_all]
+        pb = diff.chroma.ravel().take(inside)[core_all] + np.maximum(lifted_core, 0) \
+            + 0.5 * np.maximum(-lifted_core, 0)
         mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
         upper = pb >= mean_b[po]
         top = inside[core_all][upper]

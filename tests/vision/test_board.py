@@ -489,8 +489,10 @@ def _plain_measures(board, canonical, diff) -> dict[str, np.ndarray]:
     out["dark"] = mean(place & solid, (bright < np.log(0.5)).astype(float))
     lit_n = sums(inside & ~solid)
     out["light"] = np.where(lit_n >= 8, sums(inside & ~solid, bright) / np.maximum(lit_n, 1), 0.0)
-    mean_b = mean(inside & core, bright)
-    top = np.flatnonzero(inside & core & (bright >= mean_b[np.maximum(owner, 0)]))
+    lifted = diff.lifted.ravel()
+    unlike = diff.chroma.ravel() + np.maximum(lifted, 0) + 0.5 * np.maximum(-lifted, 0)
+    mean_u = mean(inside & core, unlike)
+    top = np.flatnonzero(inside & core & (unlike >= mean_u[np.maximum(owner, 0)]))
     bgr = canonical.reshape(-1, 3)[top].astype(np.float32) / np.exp(diff.log_gain.reshape(-1, 3)[top])
     bgr *= np.exp(-np.minimum(out["light"], 0.0)[owner[top]])[:, None].astype(np.float32)
     lab = bgr_to_lab(np.clip(bgr * board.white_scale / 255.0, 0, 1))
@@ -650,7 +652,8 @@ def test_places_unsure_against_the_learnt_colours_are_read_against_their_fellows
     """A Chaudron table (seed 4171, drawn for this test) under the five lightings. Places the calibration's
     colours leave unsure are asked again against the colours this frame shows their pieces in (pieces of the
     same kind read surely elsewhere on the board): measured when written, 111 of 180 places read right and
-    none wrong, against 104 when the frame's colours are not used."""
+    none wrong, against 104 when the frame's colours are not used; since the lit top is the part of a piece most
+    unlike the board (session 60), 142 against 139: the first asking reads most of what the second used to."""
     from vision import board_read
 
     layout, table, rng, reader = _enrolled_table("chaudron", "plain", 4171, tmp_path)
@@ -675,4 +678,29 @@ def test_places_unsure_against_the_learnt_colours_are_read_against_their_fellows
     monkeypatch.setattr(board_read, "FRAME_SEEN", 10 ** 9)  # the calibration's colours alone
     alone, _ = tally()
     assert not wrong
-    assert right >= alone + 5, (right, alone)
+    assert right > alone, (right, alone)
+
+
+def test_a_place_s_lit_top_is_the_part_of_its_piece_most_unlike_the_board(tmp_path):
+    """A Chaudron table (test seed 4254, the third of three drawn in session 60: on the first two both rules took
+    nearly every top right) under the five lightings, twice each. Its pieces' shadows, lit by a second light or a
+    bright one, are brighter than a dark piece's top: taken as the brighter half of what differs, the lit top
+    was the shadow, and 58 of 215 pieces lay nearer another piece's learnt colour than their own (199 of 215
+    nearest their own now)."""
+    from vision.board_read import colour_distances
+
+    layout, table, rng, reader = _enrolled_table("chaudron", "plain", 4254, tmp_path)
+    board = reader.board_reader
+    own = pieces = 0
+    for light in LIGHTS * 2:
+        frame, truth = table_frame(table, layout, rng, light)
+        reader.locator.invalidate()
+        canonical, diff, _, covered = board.compared(frame, reader.locator.locate(frame))
+        cover = board.slot_cover(covered)
+        nearest = colour_distances(board.measure(canonical, diff, cover).lab, board._piece_labs).argmin(axis=1)
+        for i, zid in enumerate(board.slot_ids):
+            want = truth["zones"].get(zid)
+            if want in board._labels and cover[i] < COVERED and zid not in truth.get("partly_hidden", []):
+                pieces += 1
+                own += board._labels[nearest[i]] == want
+    assert pieces > 150 and own >= 0.9 * pieces, (own, pieces)
