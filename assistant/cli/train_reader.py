@@ -5,8 +5,8 @@ randomised renderer (every layout with piece places, plain and illustrated board
 calibrates each as a user would, learns from every place of every frame, and writes the model (by default over
 the one the package ships). ``--from DIR`` (repeatable) learns from table sets already rendered
 (``render --set DIR --tables N``) instead. The last fifth of the tables is held out: the figures printed are
-theirs. Needs PyTorch (``pip install -e '.[train]'``; an hour and a half on two cores, most of it rendering);
-reading needs numpy only.
+theirs. Needs PyTorch (``pip install -e '.[train]'``; half an hour to an hour and a half on two cores, most of it
+rendering); reading needs numpy only.
 """
 
 from __future__ import annotations
