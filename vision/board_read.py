@@ -346,10 +346,10 @@ class BoardReader:
         # brighter. (The brighter half, before: a dark cube's shadow lit by a window is brighter than its top.)
         po = inside_owner[core_all]
         lifted_core = diff.lifted.ravel().take(inside)[core_all]
-        pb = diff.chroma.ravel().take(inside)[core_all] + np.maximum(lifted_core, 0) \
+        unlike = diff.chroma.ravel().take(inside)[core_all] + np.maximum(lifted_core, 0) \
             + 0.5 * np.maximum(-lifted_core, 0)
-        mean_b = np.bincount(po, weights=pb, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
-        upper = pb >= mean_b[po]
+        mean_unlike = np.bincount(po, weights=unlike, minlength=n) / np.maximum(np.bincount(po, minlength=n), 1)
+        upper = unlike >= mean_unlike[po]
         top = inside[core_all][upper]
         to = po[upper]
         bgr = canonical.reshape(-1, 3).take(top, axis=0).astype(np.float32)
