@@ -85,10 +85,15 @@ class CardSet:
         self._index()
 
     def photos(self, name: str) -> list[np.ndarray]:
-        """Every enrolled photo of ``name``: the first, then any further ones."""
-        return [self.images[name], *self.more.get(name, [])]
+        """Every enrolled photo of ``name``: the first, then any further ones, each lying the way the first does."""
+        return [self.images[name], *self._further.get(name, [])]
 
     def _index(self) -> None:
+        # Each further photo lies the way the card's first does: the teller draws a card's own cells and its
+        # differences from its look-alikes in its first photo's frame, and compares a query with whichever photo
+        # lies nearest it. A second photo enrolled the other way up put them half a turn off the card's print
+        # (bench seed 19748, deck 1658: time-2 under a glare streak named time-3, whose second photo lay so).
+        self._further = {n: [_as_first(self.images[n], p) for p in ps] for n, ps in self.more.items()}
         self._smeared: dict[tuple, CardSet] = {}  # (smear, names) -> those cards smeared so; anew as the set changes
         self._spreads: dict[str, np.ndarray] = {}  # card name -> its first photo's ``blur.photo_spread``
         self.names = sorted(self.images)
@@ -344,6 +349,16 @@ def load_set(folder: str | Path) -> CardSet:
         images[card], *more[card] = (_image(path, card, folder / f) for f in [entry["image"], *extra])
         meta[card] = {k: v for k, v in entry.items() if k not in ("image", "more")}
     return CardSet(name, (float(size[0]), float(size[1])), images, folder, meta, more)
+
+
+def _as_first(first: np.ndarray, photo: np.ndarray) -> np.ndarray:
+    """``photo`` of a card turned half a turn where it lies so from the card's ``first`` photo (by their coarse
+    descriptors, as cards are scored)."""
+    query = features.blocks(features.describe(first))
+    refs = np.array([features.blocks(d) for d in features.turns(features.describe(photo))], np.float32)
+    if int(np.argmax(features.block_scores(query, refs))) == 1:
+        return np.ascontiguousarray(photo[::-1, ::-1])
+    return photo
 
 
 def _image(path: Path, card: str, image_path: Path) -> np.ndarray:
