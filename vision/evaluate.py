@@ -16,7 +16,10 @@ Rules of the score (the truth is what ``vision.render`` writes next to each fram
 - a zone under a hand (truth ``unknown``, no foreign object there) read as a label with confidence 0.5 or
   more is counted apart ("hand zones read"): the reader must never be confident under a hand;
 - trays (count zones) are exact, unread (``null`` where the truth is known) or wrong (a count other than
-  the truth, or any count under a hand).
+  the truth, or any count under a hand);
+- a tray the truth flags with a cube lying on another (``piles``) is scored apart: asked (``null``, "spread
+  the pile") or counted exactly is right, any other count is wrong ("stacked wrong"); the trays' figures
+  above are the single layers'.
 Every frame is read as ``read`` reads one photo (``Reader(spread_stacked=True)``: a tray where a cube seems to
 lie on another is unread, with its reason). Table sets (``vision.render.table``) are scored by
 ``vision.evaluate_tables``.
@@ -61,6 +64,9 @@ class Tally:
     trays_wrong: int = 0
     hand_zones: int = 0  # zones under a hand (truth unknown, no foreign object)
     hand_confident: int = 0  # of those, read as a label with confidence >= 0.5
+    stacked: int = 0  # trays with a cube lying on another (truth ``piles``), scored apart
+    stacked_asked: int = 0  # of those, left uncounted (with the reason)
+    stacked_wrong: int = 0  # ... counted, and not their count
     blurred: int = 0  # blurred frames with at least 3 markers in view
     blurred_found: int = 0
     mistakes: list[str] = field(default_factory=list)
@@ -68,7 +74,7 @@ class Tally:
     def add(self, other: Tally) -> None:
         for name in ("frames", "findable", "found", "zones", "wrong", "unread", "boards_read", "boards_right",
                      "counts", "counts_exact", "trays", "trays_unread", "trays_wrong", "hand_zones",
-                     "hand_confident", "blurred", "blurred_found"):
+                     "hand_confident", "blurred", "blurred_found", "stacked", "stacked_asked", "stacked_wrong"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.worst_count_error = max(self.worst_count_error, other.worst_count_error)
         self.mistakes.extend(other.mistakes)
@@ -83,7 +89,9 @@ class Tally:
                 "trays_unread_pct": pct(self.trays_unread, self.trays),
                 "trays_wrong_pct": pct(self.trays_wrong, self.trays),
                 "zones_under_hand": self.hand_zones, "hand_zones_read_confident": self.hand_confident,
-                "board_found_blur_pct": pct(self.blurred_found, self.blurred)}
+                "board_found_blur_pct": pct(self.blurred_found, self.blurred),
+                "stacked_trays": self.stacked, "stacked_asked_pct": pct(self.stacked_asked, self.stacked),
+                "stacked_wrong": self.stacked_wrong}
 
 
 def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
@@ -99,8 +107,10 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
     if not reading.board_found:
         t.zones = len(truth["zones"])
         t.unread = t.zones
-        t.counts = sum(1 for v in truth["counts"].values() if v is not None)
+        stacked = {zid for zid, pile in truth.get("piles", {}).items() if pile.get("stacked")}
+        t.counts = sum(1 for zid, v in truth["counts"].items() if v is not None and zid not in stacked)
         t.trays = t.trays_unread = t.counts
+        t.stacked = t.stacked_asked = sum(1 for zid, v in truth["counts"].items() if v is not None and zid in stacked)
         if not findable:
             t.mistakes.append(f"{name}: board not found (fewer than 3 markers visible)")
         else:
@@ -123,8 +133,18 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
         else:
             t.wrong += 1
             t.mistakes.append(f"{name}: {zid}: read {got} ({zone.confidence:.2f}), truth {want}")
+    stacked = {zid for zid, pile in truth.get("piles", {}).items() if pile.get("stacked")}
     for zid, want in truth["counts"].items():
         got = reading.counts[zid].count
+        if zid in stacked and want is not None:
+            t.stacked += 1
+            if got is None:
+                t.stacked_asked += 1
+            elif got != want:
+                right = False
+                t.stacked_wrong += 1
+                t.mistakes.append(f"{name}: {zid}: counted {got}, truth {want} with a cube on another")
+            continue
         if want is None:
             if got is not None:
                 right = False
@@ -198,7 +218,8 @@ COLUMNS = (("frames", "frames"), ("zones wrong %", "zones_wrong_pct"), ("zones u
            ("boards fully right %", "boards_fully_right_pct"),
            ("hand zones read >= 0.5", "hand_zones_read_confident"), ("trays exact %", "trays_exact_pct"),
            ("trays unread %", "trays_unread_pct"), ("trays wrong %", "trays_wrong_pct"),
-           ("worst tray error", "worst_count_error"), ("board found %", "board_found_pct"),
+           ("worst tray error", "worst_count_error"), ("stacked asked %", "stacked_asked_pct"),
+           ("stacked wrong", "stacked_wrong"), ("board found %", "board_found_pct"),
            ("found under blur %", "board_found_blur_pct"))
 
 

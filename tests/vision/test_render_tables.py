@@ -24,7 +24,8 @@ from vision.render.camera import make_camera
 from vision.render.dataset import calibration_frame, set_frame
 from vision.render.lamps import Source
 from vision.render.scene import Canvas, Lighting, Placed, draw_shadows, light
-from vision.render.table import random_table
+from vision.render.state import calibration_state
+from vision.render.table import random_table, table_frame
 from vision.render.variation import motion_kernel, varied_lighting
 
 # SHA-1 of frames of the old sets, rendered before the renderer learnt tables (commit a972921).
@@ -232,6 +233,41 @@ def test_score_counts_confident_reads_under_a_hand_and_splits_trays():
     assert row["worst_count_error"] == 3
     # A blurred frame counts towards "found under blur", not "board found".
     assert (row["board_found_blur_pct"], row["board_found_pct"]) == (100, None)
+
+
+def test_score_takes_trays_with_a_cube_on_another_apart():
+    # The truth flags t2 and t3 with a cube on another: asked or counted exactly is right there, another count is
+    # wrong; the single layers' figures are t1's alone.
+    truth = {"layout": "x", "markers_visible": [1, 2, 3, 4], "partly_hidden": [], "zones": {},
+             "counts": {"t1": 4, "t2": 5, "t3": 6, "t4": 3},
+             "piles": {"t1": {"stacked": False}, "t2": {"stacked": True}, "t3": {"stacked": True},
+                       "t4": {"stacked": True}}}
+    reading = Reading("x", True, None, {}, {"t1": CountReading(4, 1.0), "t2": CountReading(None, 0.0),
+                                            "t3": CountReading(5, 0.9), "t4": CountReading(3, 0.9)})
+    t = score(reading, truth)
+    row = t.row()
+    assert (row["trays"], row["trays_exact_pct"], row["trays_unread_pct"]) == (1, 100, 0)
+    assert (row["stacked_trays"], row["stacked_asked_pct"], row["stacked_wrong"]) == (3, 33.33, 1)
+    assert not t.boards_right and any("t3: counted 5, truth 6 with a cube on another" in m for m in t.mistakes)
+
+
+def test_a_table_s_players_leave_their_piles_their_own_way_and_a_cube_on_another_is_flagged():
+    layout = load_layout("alchimiste")
+    tables = [random_table(layout, np.random.default_rng([4260, i]), "plain") for i in range(6)]
+    styles = {(t.piles.touch, t.piles.turn) for t in tables}
+    assert len(styles) >= 3 and all(t.piles.stacked > 0 and t.piles.scale == 1.0 for t in tables)
+    # A layout without trays has no piles; its tables draw as before (the piles come from a generator of their own).
+    assert random_table(load_layout("chaudron"), np.random.default_rng(4261), "plain").piles is None
+    table = tables[0]
+    flagged = []
+    for k in range(4):
+        _, truth = table_frame(table, layout, np.random.default_rng([4262, k]), "warm")
+        assert set(truth["piles"]) >= {z.id for z in layout.zones if z.kind == "count"}
+        flagged += [z for z, p in truth["piles"].items() if z.startswith("reserve-") and p["stacked"]]
+    assert flagged  # some trays hold a cube on another, and the truth says which
+    # The calibration table is set out as the layout says: never a cube on another.
+    _, truth = table_frame(table, layout, np.random.default_rng(4263), "warm", state=calibration_state(layout))
+    assert not any(p["stacked"] for z, p in truth["piles"].items() if z.startswith("reserve-"))
 
 
 def test_a_shadow_in_mixed_light_is_lit_by_the_other_source():

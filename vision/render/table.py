@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,16 @@ from vision.render import Conditions, Hand, Pose, calibration_state, empty_state
 from vision.render.artwork import BOARD_KINDS, Artwork, random_artwork
 from vision.render.components import PieceSet, random_piece_set
 from vision.render.deck import CardStyle
+from vision.render.piles import PileStyle, random_style
 from vision.render.variation import ALL_LIGHTINGS, varied_hand, varied_lighting
 
 TABLE_FILE = "table.json"
 EMPTY, CALIBRATION = "empty.png", "calibration.png"
 HANDS, FOREIGN = 0.25, 0.1  # fractions of a table's frames with an arm over the board / a foreign object
+# Share of a table's trays (of two cubes and more) where players left a cube lying on another, flagged in the truth
+# (``piles``): the count is then right only as the count or "spread the pile".
+STACKED = 0.2
+PILES_STREAM = 23  # the players' way with their piles comes from its own generator, the table's seed and this
 TABLE_TOPS = ((96, 64, 42), (150, 112, 78), (46, 84, 56), (110, 110, 112), (60, 44, 36), (200, 196, 188),
               (30, 30, 34), (170, 60, 50))
 
@@ -45,6 +50,7 @@ class Table:
     set_down: float  # how far off-centre these players set pieces (fraction of half a slot)
     calibration_lighting: str  # the light when the board and colours were calibrated
     seed: int
+    piles: PileStyle | None = None  # how these players leave their reserve piles (None: packed square, as before)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,9 +65,15 @@ def random_table(layout: Layout, rng: np.random.Generator, board: str) -> Table:
                 tilt_deg=float(rng.uniform(0, 14)), tilt_towards_deg=float(rng.uniform(0, 360)),
                 yaw_deg=_yaw(rng), fill=float(rng.uniform(0.65, 0.92)),
                 k1=float(rng.uniform(-0.25, 0.05)), k2=float(rng.uniform(-0.03, 0.03)))
-    return Table(layout.name, board, random_artwork(layout, rng, board), pose, random_piece_set(layout, rng),
-                 TABLE_TOPS[int(rng.integers(len(TABLE_TOPS)))], float(rng.uniform(0.4, 1.0)),
-                 ALL_LIGHTINGS[int(rng.integers(len(ALL_LIGHTINGS)))], int(rng.integers(2**31)))
+    table = Table(layout.name, board, random_artwork(layout, rng, board), pose, random_piece_set(layout, rng),
+                  TABLE_TOPS[int(rng.integers(len(TABLE_TOPS)))], float(rng.uniform(0.4, 1.0)),
+                  ALL_LIGHTINGS[int(rng.integers(len(ALL_LIGHTINGS)))], int(rng.integers(2**31)))
+    if not any(z.kind == "count" for z in layout.zones):
+        return table
+    # Piles as players leave them (loose, touching, turned, some with a cube on another), drawn from a generator
+    # of their own so that the table's other draws stay as they were. The cubes' size is the piece set's already.
+    style = random_style(np.random.default_rng([table.seed, PILES_STREAM]), STACKED)
+    return replace(table, piles=replace(style, scale=1.0))
 
 
 def _yaw(rng: np.random.Generator) -> float:
@@ -88,9 +100,13 @@ def table_frame(table: Table, layout: Layout, rng: np.random.Generator, lighting
                 motion_blur_px: float = 0.0, defocus_px: float = 0.0, cards: CardStyle | None = None
                 ) -> tuple[np.ndarray, dict]:
     """One frame at ``table`` (a random state unless ``state`` is given) and its truth; ``hand``: a random arm
-    over the board, or this one; ``cards``: the deck the cards are drawn from (None: the plain faces)."""
+    over the board, or this one; ``cards``: the deck the cards are drawn from (None: the plain faces). A state
+    given (the empty board, the calibration table) is set out as given: the table's piles, no cube on another."""
+    piles = table.piles
     if state is None:
         state = random_state(layout, rng, fill=float(rng.uniform(0.2, 0.8)))
+    elif piles is not None:
+        piles = replace(piles, stacked=0.0)
     slots = [z.id for z in layout.zones if z.kind == "slot"]
     dim = lighting == "dim"
     conditions = Conditions(
@@ -101,7 +117,7 @@ def table_frame(table: Table, layout: Layout, rng: np.random.Generator, lighting
         specular=float(rng.uniform(0.1, 0.8)),
         foreign=(str(rng.choice(slots)),) if foreign and slots else (),
         placement_seed=int(rng.integers(2**31)), artwork=table.artwork, pieces=table.pieces,
-        set_down=table.set_down, stacked=_stacked(layout, state, rng),
+        set_down=table.set_down, stacked=_stacked(layout, state, rng), piles=piles,
         motion_blur_px=motion_blur_px, motion_blur_deg=float(rng.uniform(0, 180)) if motion_blur_px else 0.0,
         defocus_px=defocus_px, cards=cards)
     return render_frame(layout, state, conditions, rng)
