@@ -156,8 +156,9 @@ def test_read_asks_a_pile_with_a_cube_on_another_to_be_spread(cli, tmp_path):
     assert all(counts[z]["reason"].startswith(f"spread the {z.split('-', 1)[1]} pile") for z in asked)
     code, out, _ = cli("read", str(photo), "--layout", "alchimiste")
     assert code == 0 and out.count("no count: spread the") == len(asked)
-    # and `eval` scores frames as `read` reads them: the stacked trays unread, none counted wrong
+    # and `eval` scores frames as `read` reads them, the trays with a cube on another apart: asked, none counted wrong
     code, out, err = cli("eval", str(photo.parent), "--json")
     assert code == 0, err
     row = json.loads(out)["all"]
-    assert row["trays_wrong_pct"] == 0 and row["trays_unread_pct"] == 100 * len(asked) / len(counts), row
+    assert row["stacked_trays"] == len(counts) and row["stacked_wrong"] == 0, row
+    assert row["stacked_asked_pct"] == round(100 * len(asked) / len(counts), 2) and row["trays"] == 0, row
