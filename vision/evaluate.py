@@ -104,10 +104,10 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
         t.found = int(findable and reading.board_found)
     foreign = set(truth.get("conditions", {}).get("foreign", []))
     t.hand_zones = sum(1 for zid, want in truth["zones"].items() if want == "unknown" and zid not in foreign)
+    stacked = {zid for zid, pile in truth.get("piles", {}).items() if pile.get("stacked")}
     if not reading.board_found:
         t.zones = len(truth["zones"])
         t.unread = t.zones
-        stacked = {zid for zid, pile in truth.get("piles", {}).items() if pile.get("stacked")}
         t.counts = sum(1 for zid, v in truth["counts"].items() if v is not None and zid not in stacked)
         t.trays = t.trays_unread = t.counts
         t.stacked = t.stacked_asked = sum(1 for zid, v in truth["counts"].items() if v is not None and zid in stacked)
@@ -133,7 +133,6 @@ def score(reading: Reading, truth: dict[str, Any], name: str = "") -> Tally:
         else:
             t.wrong += 1
             t.mistakes.append(f"{name}: {zid}: read {got} ({zone.confidence:.2f}), truth {want}")
-    stacked = {zid for zid, pile in truth.get("piles", {}).items() if pile.get("stacked")}
     for zid, want in truth["counts"].items():
         got = reading.counts[zid].count
         if zid in stacked and want is not None:
