@@ -632,18 +632,26 @@ def learnt_top(lab: np.ndarray, brightness: np.ndarray, expect: np.ndarray, clip
     (t021). The declared colour only chooses which part is the piece; the colour learnt is the piece's own.
     NaN where most of that top is at the sensor's ceiling in some channel (``clipped``): its colour is not
     known."""
+    piece = declared_piece(lab, expect)
+    b = brightness[piece]
+    top = b >= np.median(b)
+    if 2 * np.count_nonzero(clipped[piece][top]) > np.count_nonzero(top):
+        return np.full(3, np.nan)
+    return np.median(lab[piece][top], axis=0)
+
+
+def declared_piece(lab: np.ndarray, expect: np.ndarray) -> np.ndarray:
+    """Which of ``lab`` (the relit colours of what differs from the board within a calibration place's reach) are
+    the piece the place is declared to hold: what lies in colour around the tenth nearest the colour it is
+    declared (``expect``; lightness counting ``L_WEIGHT``), within twice that tenth's own spread of its median
+    (``learnt_top``)."""
     weight = np.array([L_WEIGHT, 1.0, 1.0])
     x = np.asarray(lab, np.float64) * weight
     d = np.linalg.norm(x - np.asarray(expect, np.float64) * weight, axis=1)
     seed = x[d <= np.percentile(d, 10)]
     centre = np.median(seed, axis=0)
     spread = np.linalg.norm(seed - centre, axis=1)
-    piece = np.linalg.norm(x - centre, axis=1) <= 2 * max(float(np.percentile(spread, 90)), 1.0)
-    b = brightness[piece]
-    top = b >= np.median(b)
-    if 2 * np.count_nonzero(clipped[piece][top]) > np.count_nonzero(top):
-        return np.full(3, np.nan)
-    return np.median(lab[piece][top], axis=0)
+    return np.linalg.norm(x - centre, axis=1) <= 2 * max(float(np.percentile(spread, 90)), 1.0)
 
 
 def colour_distances(labs: np.ndarray, piece_labs: np.ndarray) -> np.ndarray:

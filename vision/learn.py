@@ -151,6 +151,7 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
     their brighter half (the lit top, not the sides). The place's measure (``learn_pieces``) takes the brighter
     half of everything unlike the board, which in two lights of two colours is the pieces' shadows too (each lit
     by the other light): a tray counted in that colour missed its cubes."""
+    from vision.board_read import PAPER_LEVEL, declared_piece
     from vision.read import EMPTY_SHADES
 
     empty = board.compare.image.astype(np.float32) * board.white_scale / 255.0
@@ -161,11 +162,7 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
     for zone_id, value in layout.calibration.items():
         if layout.zone(zone_id).kind != "slot" or not isinstance(value, str) or value == "empty":
             continue
-        mine = differs & (board.owner.ravel() == board.slot_ids.index(zone_id))
-        # Near the place's centre first: a neighbour set down off its own centre reaches into the place's edge.
-        at = np.flatnonzero(mine & (board.ring == 0))
-        if len(at) < 8:
-            at = np.flatnonzero(mine & (board.ring < 2))
+        at = np.flatnonzero(differs & (board.owner.ravel() == board.slot_ids.index(zone_id)))
         if len(at) < 8:
             continue
         # (the light measured on the board around the place, as the trays' is: ``BoardReader.light_around``)
@@ -174,6 +171,15 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
             continue
         white = board.white_scale_at(layout.zone(zone_id).center)
         lab = bgr_to_lab(np.clip(blurred[at] * (white / light).astype(np.float32) / 255.0, 0, 1))
+        # The piece is the part of what differs within the place's reach that lies in colour with the part
+        # nearest its declared colour, as ``learn_pieces`` takes it: a piece set down off its centre lies partly
+        # beyond its place, and its neighbour's spills into it. Near the centre alone, a pale grey cube on a
+        # pale board in dim light, which hardly differs from it, left its place's centre to a blue neighbour's
+        # corner: grey was learnt blue, and the grey tray of seven read 0 with confidence (dev seed 19765,
+        # table 20; 19764, table 3: learnt green, a tray of 14 read 0).
+        if value in layout.palette:
+            piece = declared_piece(lab, rgb_to_lab(np.array(layout.colour(value), np.float64) * PAPER_LEVEL / 255.0))
+            at, lab = at[piece], lab[piece]
         under = empty.reshape(-1, 3)[at][:, None, :] * shades[None, :, None]
         d = np.linalg.norm(lab[:, None, :] - bgr_to_lab(np.clip(under, 0, 1)), axis=2).min(axis=1)
         piece = lab[d >= np.percentile(d, 60)]

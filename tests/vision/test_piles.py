@@ -3,6 +3,7 @@ reason, never a wrong count); and what a tray in doubt decides for the referee."
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import cv2
@@ -346,8 +347,6 @@ def test_a_table_whose_calibration_trays_disagree_is_not_counted_confidently_wro
     # measured one cube's top 1.03, 1.62, 0.67, 1.76, 0.59 of the layout's (the tray's print taken for tops);
     # their median, 1.03, was learnt and this photo's orange 15 was counted 9 with confidence. (Drawn as then,
     # the trays packed: the players' own piles came after, session 61.)
-    import json
-
     from vision.evaluate_tables import calibrate_table
     from vision.render import table as tables
     from vision.render.table import write_table
@@ -366,7 +365,34 @@ def test_a_table_whose_calibration_trays_disagree_is_not_counted_confidently_wro
     counts = Reader(layout, calibration, spread_stacked=True).read(frame).counts
     got = {z: c.count for z, c in counts.items()}
     assert all(got[z] in (n, None) for z, n in truth.items()), (got, truth)
-    assert sum(got[z] == n for z, n in truth.items()) >= 2, (got, truth)
+    # Since the trays' colours are learnt from the cube nearest each declared colour (session 62), the yellow tray
+    # measures 1.48 of the layout's top (its print taken for tops), within what a cube set can show: two of the
+    # four such trays agree, the top is not learnt, and every tray is asked with the reason.
+    assert all(c.count is not None or c.reason.startswith("cube size not learnt") for c in counts.values())
+
+
+def test_a_tray_colour_is_learnt_from_its_own_cube_where_it_hardly_differs_from_the_board(tmp_path):
+    # Dev seed 19765, table 20: a pale plain board, the calibration frame in dim light. Its grey cube hardly
+    # differs from the board, and a corner of the blue cube beside it reached its place's centre: learnt from near
+    # the centre, grey was blue (#2f60b2), and this dim frame's grey tray of seven read 0 with confidence.
+    from itertools import islice
+
+    from vision.colour import rgb_to_lab
+    from vision.evaluate_tables import calibrate_table
+    from vision.render.table import write_table
+
+    layout = load_layout("alchimiste")
+    paths = list(islice(write_table(tmp_path, layout, "plain", 20, 6, 19765, True), 5))  # to frame f002
+    calibration, notes = calibrate_table(paths[0].parent, layout, tmp_path / "cal.json")
+    assert calibration is not None, notes
+    grey = rgb_to_lab(np.array(calibration.colours["grey"], np.float64))
+    blue = rgb_to_lab(np.array(calibration.colours["blue"], np.float64))
+    assert np.hypot(grey[1], grey[2]) < 15 and np.linalg.norm(grey - blue) > 30, (grey, blue)
+    frame = cv2.imread(str(paths[-1]))
+    truth = json.loads(paths[-1].with_suffix(".json").read_text())["counts"]
+    assert truth["reserve-grey"] == 7
+    got = Reader(layout, calibration, spread_stacked=True).read(frame).counts["reserve-grey"]
+    assert got.count in (7, None), got
 
 
 def test_a_cube_size_the_calibration_trays_cannot_tell_leaves_the_trays_uncounted_with_the_reason(tmp_path):
