@@ -146,11 +146,12 @@ def _estimated(location, base: Calibration | None):
 def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dict[str, tuple[int, int, int]]:
     """Per label, the colour (RGB) of its pieces on their calibration places, in white light (the light measured
     on the board around each place divided out, the enrolment's made white: as ``BoardReader.tray_seen`` shows a
-    tray), much as the plain reader learns them: of what differs from the enrolled board near the place's centre
-    (or on the place), and nearer it than any other place, the pixels furthest from the board at any shade,
-    their brighter half (the lit top, not the sides). The place's measure (``learn_pieces``) takes the brighter
-    half of everything unlike the board, which in two lights of two colours is the pieces' shadows too (each lit
-    by the other light): a tray counted in that colour missed its cubes."""
+    tray), much as the plain reader learns them: of what differs from the enrolled board within the place's reach
+    (nearer it than any other place), the part that lies in colour with the part nearest the piece's declared
+    colour (``board_read.declared_piece``, as ``learn_pieces`` chooses), and of that the pixels furthest from the
+    board at any shade, their brighter half (the lit top, not the sides). The place's measure (``learn_pieces``)
+    took the brighter half of everything unlike the board, which in two lights of two colours is the pieces'
+    shadows too (each lit by the other light): a tray counted in that colour missed its cubes."""
     from vision.board_read import PAPER_LEVEL, declared_piece
     from vision.read import EMPTY_SHADES
 
