@@ -27,7 +27,8 @@ class CountReading:
     reason: str | None = None  # why there is no count (``count`` None): what the players should do
     cubes: tuple[tuple[float, float], ...] = ()  # where each cube counted lies, board mm (for the picture)
     sides: tuple[float, ...] = ()  # the side seen past each cube's top, px at one distance (vision.stacked)
-    stray: float = 0.0  # the largest part of a top no counted cube covers, in tops (vision.count.stray_top)
+    stray: float = 0.0  # the largest part of a top no counted cube covers, in tops (vision.count.stray_top; 0 where
+    # a cube on another is not asked)
     shares: tuple[float, ...] = ()  # the share of a whole top each counted cube shows (vision.stacked.top_shares)
     closest: float = math.inf  # the two nearest counted cubes' distance, in top sides (vision.stacked.closest)
     shadows: Any = None  # the shadow past each counted cube, many ways round (vision.stacked.Shadows)
