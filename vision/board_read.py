@@ -712,6 +712,12 @@ def _zone_cells(layout: Layout, g) -> dict[str, tuple[slice, slice]]:
     return out
 
 
+def declared_lab(layout: Layout, label: str) -> np.ndarray:
+    """The colour the layout declares for ``label`` (its palette, white light), as Lab in the light colours are
+    measured in (the markers' paper at ``PAPER_LEVEL``)."""
+    return rgb_to_lab(np.array(layout.colour(label), np.float64) * PAPER_LEVEL / 255.0)
+
+
 def _piece_models(layout: Layout, calibration: Calibration) -> dict[str, PieceModel]:
     """The pieces as learnt against the enrolled board; a label the calibration frame did not show is taken
     from the layout's palette (colours are measured in white light, as a palette gives them)."""
@@ -720,7 +726,7 @@ def _piece_models(layout: Layout, calibration: Calibration) -> dict[str, PieceMo
     for label in layout.palette:
         if label in out or label == "empty":
             continue
-        lab = rgb_to_lab(np.array(layout.colour(label), np.float64) * PAPER_LEVEL / 255.0)
+        lab = declared_lab(layout, label)
         out[label] = PieceModel(tuple(float(v) for v in lab), shapes[label].area_mm2 * FALLBACK_AREA)
     return out
 

@@ -13,7 +13,7 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import Calibration, PieceModel
 from vision import classify
-from vision.colour import ColourModel, bgr_to_lab, lab_to_rgb, rgb_to_lab
+from vision.colour import ColourModel, bgr_to_lab, lab_to_rgb
 from vision.count import pieces_by_label
 from vision.geometry import COUNT_PX_PER_MM, rect_means
 from vision.pieces import piece_shapes
@@ -152,7 +152,7 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
     board at any shade, their brighter half (the lit top, not the sides). The place's measure (``learn_pieces``)
     took the brighter half of everything unlike the board, which in two lights of two colours is the pieces'
     shadows too (each lit by the other light): a tray counted in that colour missed its cubes."""
-    from vision.board_read import PAPER_LEVEL, declared_piece
+    from vision.board_read import declared_lab, declared_piece
     from vision.read import EMPTY_SHADES
 
     empty = board.compare.image.astype(np.float32) * board.white_scale / 255.0
@@ -179,7 +179,7 @@ def _colours_in_white(layout: Layout, board, canonical: np.ndarray, diff) -> dic
         # corner: grey was learnt blue, and the grey tray of seven read 0 with confidence (dev seed 19765,
         # table 20; 19764, table 3: learnt green, a tray of 14 read 0).
         if value in layout.palette:
-            piece = declared_piece(lab, rgb_to_lab(np.array(layout.colour(value), np.float64) * PAPER_LEVEL / 255.0))
+            piece = declared_piece(lab, declared_lab(layout, value))
             at, lab = at[piece], lab[piece]
         under = empty.reshape(-1, 3)[at][:, None, :] * shades[None, :, None]
         d = np.linalg.norm(lab[:, None, :] - bgr_to_lab(np.clip(under, 0, 1)), axis=2).min(axis=1)
@@ -295,7 +295,7 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
     """The pieces of the calibration frame against the enrolled board (``calibration.board``): per label, the
     median over its places of the lit top's colour and of the area that differs from the board. The places are
     those the layout's ``[calibration]`` table names; every pixel unlike the board in them is the piece."""
-    from vision.board_read import PAPER_LEVEL
+    from vision.board_read import declared_lab
     from vision.read import Reader
 
     if calibration.board is None:
@@ -312,8 +312,7 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
     expect = np.full((len(board.slot_ids), 3), np.nan)
     for zone_id, value in layout.calibration.items():
         if isinstance(value, str) and value in layout.palette and zone_id in board.slot_ids:
-            expect[board.slot_ids.index(zone_id)] = rgb_to_lab(np.array(layout.colour(value), np.float64)
-                                                               * PAPER_LEVEL / 255.0)
+            expect[board.slot_ids.index(zone_id)] = declared_lab(layout, value)
     m = board.measure(canonical, board.compare.compare(canonical), np.zeros(len(board.slot_ids)), expect=expect)
     area, lab = m.area_in + m.area_body + m.area_ring, m.lab
     found: dict[str, list[tuple[np.ndarray, float]]] = {}
