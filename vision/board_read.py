@@ -353,7 +353,7 @@ class BoardReader:
         top = inside[core_all][upper]
         to = po[upper]
         bgr = canonical.reshape(-1, 3).take(top, axis=0).astype(np.float32)
-        bgr /= np.exp(diff.log_gain.reshape(-1, 3).take(top, axis=0))
+        bgr /= self._gain_at(diff, top)
         bgr *= np.exp(-shade[to])[:, None].astype(np.float32)
         bgr *= self._slot_white[to]
         lab = bgr_to_lab(np.clip(bgr / 255.0, 0, 1))
@@ -364,7 +364,7 @@ class BoardReader:
                 at = inside[core_all & (inside_owner == i)]
                 if len(at) >= TOP_PX:
                     raw = canonical.reshape(-1, 3).take(at, axis=0)
-                    bgr = raw.astype(np.float32) / np.exp(diff.log_gain.reshape(-1, 3).take(at, axis=0))
+                    bgr = raw.astype(np.float32) / self._gain_at(diff, at)
                     bgr *= np.float32(np.exp(-shade[i])) * self._slot_white[i]
                     mean_lab[i] = learnt_top(bgr_to_lab(np.clip(bgr / 255.0, 0, 1)), diff.brightness.ravel().take(at),
                                              expect[i], (raw >= CLIPPED).any(axis=1))
@@ -541,14 +541,19 @@ class BoardReader:
         return CountReading(None, 0.0, c.by_label, c.pieces_area,
                             reason="part of the tray is unlike the empty board but not its cubes: count it by hand")
 
+    def _gain_at(self, diff: Difference, px: np.ndarray) -> np.ndarray:
+        """``_light`` at canonical pixels ``px`` (flat indices): (n, 3) float32. (The places' lit tops are relit
+        by it as the trays are: by exp(fit) alone, a near-black board enrolled in dim light, its levels near 10,
+        made them too bright and paler, and orange cubes read yellow: dev seed 19766, table 4.)"""
+        return _plain_ratio(self._smooth_board.reshape(-1, 3).take(px, axis=0),
+                            diff.log_gain.reshape(-1, 3).take(px, axis=0))
+
     def _light(self, diff: Difference, rows: slice, cols: slice) -> np.ndarray:
         """The light over part of the board against the enrolment's, per pixel and channel (frame / enrolled):
         the light was fitted on log(level + 4) (dark levels' noise held back), so the board's level it predicts
         is taken back to a plain ratio. exp(fit) alone is the ratio of levels + 4: on a dark board in dim light
         a channel the board has little of darkens less by it, and a grey cube divided by it turned olive."""
-        board = self._smooth_board[rows, cols]
-        level = (board + np.float32(4.0)) * np.exp(diff.log_gain[rows, cols]) - np.float32(4.0)
-        return np.maximum(level, np.float32(0.5)) / board
+        return _plain_ratio(self._smooth_board[rows, cols], diff.log_gain[rows, cols])
 
     def tray_seen(self, crop: np.ndarray, i: int, canonical: np.ndarray, diff: Difference) -> np.ndarray:
         """Count zone ``i``'s crop as the counter is shown it: what differs from the enrolled board in white
@@ -710,6 +715,13 @@ def _zone_cells(layout: Layout, g) -> dict[str, tuple[slice, slice]]:
         if r1 > r0 and c1 > c0:
             out[z.id] = (slice(r0, r1), slice(c0, c1))
     return out
+
+
+def _plain_ratio(board: np.ndarray, log_gain: np.ndarray) -> np.ndarray:
+    """The light's plain ratio (frame / enrolled level) over board levels ``board`` (float32, at least 1) from the
+    fitted ``log_gain`` (the ratio of levels + 4)."""
+    level = (board + np.float32(4.0)) * np.exp(log_gain) - np.float32(4.0)
+    return np.maximum(level, np.float32(0.5)) / board
 
 
 def declared_lab(layout: Layout, label: str) -> np.ndarray:
