@@ -15,7 +15,7 @@ from assistant.cli import main
 from calibration.layout import load_layout
 from calibration.store import load_calibration, merge_into
 from vision.board import BoardEnrolError, enrol_board
-from vision.board_read import COVERED, PAPER_LEVEL
+from vision.board_read import COVERED, PAPER_LEVEL, _plain_ratio
 from vision.colour import bgr_to_lab, rgb_to_lab
 from vision.learn import learn_colours
 from vision.read import Reader
@@ -493,9 +493,8 @@ def _plain_measures(board, canonical, diff) -> dict[str, np.ndarray]:
     unlike = diff.chroma.ravel() + np.maximum(lifted, 0) + 0.5 * np.maximum(-lifted, 0)
     mean_u = mean(inside & core, unlike)
     top = np.flatnonzero(inside & core & (unlike >= mean_u[np.maximum(owner, 0)]))
-    level = board._smooth_board.reshape(-1, 3)[top]  # the light taken out as a plain ratio of levels
-    gain = np.maximum((level + np.float32(4)) * np.exp(diff.log_gain.reshape(-1, 3)[top]) - np.float32(4),
-                      np.float32(0.5)) / level
+    # (the light taken out as the trays' is: its plain ratio of levels)
+    gain = _plain_ratio(board._smooth_board.reshape(-1, 3)[top], diff.log_gain.reshape(-1, 3)[top])
     bgr = canonical.reshape(-1, 3)[top].astype(np.float32) / gain
     bgr *= np.exp(-np.minimum(out["light"], 0.0)[owner[top]])[:, None].astype(np.float32)
     lab = bgr_to_lab(np.clip(bgr * board.white_scale / 255.0, 0, 1))
