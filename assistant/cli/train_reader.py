@@ -5,7 +5,7 @@ randomised renderer (every layout with piece places, plain and illustrated board
 calibrates each as a user would, learns from every place of every frame, and writes the model (by default over
 the one the package ships). ``--from DIR`` (repeatable) learns from table sets already rendered
 (``render --set DIR --tables N``) instead. The last fifth of the tables is held out: the figures printed are
-theirs. Needs PyTorch (``pip install -e '.[train]'``; half an hour to an hour and a half on two cores, most of it
+theirs. Needs PyTorch (``pip install -e '.[train]'``; about forty minutes on two cores, most of it
 rendering); reading needs numpy only.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from calibration.layout import default_layouts, load_layout
 
-DEFAULT_TABLES = 280
+DEFAULT_TABLES = 560
 DEFAULT_FRAMES = 10
 DEFAULT_SEED = 9100
 
