@@ -8,7 +8,8 @@ One JSON file per board and camera, each part optional::
      "corners": [[x, y], [x, y], [x, y], [x, y]],       # board corners in the image (no-marker fallback)
      "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]},
      "board": {"px_per_mm": 1.2, "png": "<base64>",     # the empty board as this camera sees it (canonical),
-               "lens": {...}},                          # and the lens estimated from its markers (no "camera")
+               "lens": {...},                           # the lens estimated from its markers (no "camera"),
+               "markers": [0, 1, 2, 3]},                # and the markers it was placed by
      "estimated_lens": {...},                           # the lens estimated from the calibration frame's markers
      "pieces": {"bone": {"lab": [L, a, b], "area_mm2": 240.0}, ...},  # pieces against that board
      "tops_unlearnt": {"grey": "cube size not learnt: ..."}}  # pieces whose top the trays could not tell
@@ -84,8 +85,9 @@ class BoardImage:
     image: np.ndarray
     px_per_mm: float
     lens: LensModel | None = None
-    # the markers the board was placed by when it was enrolled (not stored: ``calibrate board`` warns of the
-    # others, ``vision.board.markers_unseen``)
+    # the markers the board was placed by when it was enrolled (``calibrate board`` warns of the others,
+    # ``vision.board.markers_unseen``; the reader leaves what lies beyond them unread, ``placed_by_estimate``);
+    # empty in a file written before they were stored
     markers: tuple[int, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,6 +97,8 @@ class BoardImage:
         out = {"px_per_mm": self.px_per_mm, "png": base64.b64encode(png.tobytes()).decode("ascii")}
         if self.lens is not None:
             out["lens"] = self.lens.to_dict()
+        if self.markers:
+            out["markers"] = list(self.markers)
         return out
 
 
@@ -249,7 +253,11 @@ def _parse_board(raw: Any, fail) -> BoardImage | None:
         raise fail("board.png", "not a PNG image")
     if raw.get("lens") is not None and not isinstance(raw["lens"], dict):
         raise fail("board.lens", f"expected an object, got {type(raw['lens']).__name__}")
-    return BoardImage(image, float(raw["px_per_mm"]), _parse_lens(raw.get("lens"), fail, "board.lens"))
+    markers = raw.get("markers", [])
+    if not isinstance(markers, list) or not all(isinstance(m, int) and not isinstance(m, bool) for m in markers):
+        raise fail("board.markers", "expected a list of marker ids")
+    return BoardImage(image, float(raw["px_per_mm"]), _parse_lens(raw.get("lens"), fail, "board.lens"),
+                      tuple(sorted(markers)))
 
 
 def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:

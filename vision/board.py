@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from calibration.layout import Layout
-from calibration.store import BoardImage, Calibration
+from calibration.store import BoardImage, Calibration, LensModel
 from vision.geometry import board_geometry, default_px_per_mm, grid_cell_means
 from vision.light_field import field_basis
 from vision.robust import centre_and_spread, channel_max, median, medians
@@ -319,6 +319,21 @@ def markers_unseen(board: BoardImage, layout: Layout) -> str | None:
     return (f"marker{'s' if len(unseen) > 1 else ''} {named} of the {len(layout.markers)} not in view: the board "
             f"beyond the others is placed by estimate, and pieces there may be read in their neighbours' places; "
             f"bring every marker into view and enrol again")
+
+
+def placed_by_estimate(layout: Layout, board: BoardImage, camera: LensModel | None) -> frozenset[str]:
+    """The zones whose centre lies beyond the hull of the markers the board was enrolled by, when some were not
+    in view and no lens was known (none calibrated, none estimated): the enrolled image there is the fit's
+    extrapolation, which a strong lens puts a slot off (dev seed 19779, table 12: a low camera, four of six
+    markers, the zones of the board's other half up to 31 px off), and every frame is compared with it. Empty
+    when every marker was seen, or when the file does not say which were (written before they were stored)."""
+    seen = set(board.markers)
+    if not seen or board.lens is not None or camera is not None or all(m.id in seen for m in layout.markers):
+        return frozenset()
+    corners = np.array([m.corners() for m in layout.markers if m.id in seen], np.float32).reshape(-1, 1, 2)
+    hull = cv2.convexHull(corners)
+    return frozenset(z.id for z in layout.zones
+                     if cv2.pointPolygonTest(hull, (float(z.center[0]), float(z.center[1])), False) < 0)
 
 
 def overexposed(board: BoardImage, layout: Layout) -> str | None:

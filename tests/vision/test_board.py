@@ -19,6 +19,7 @@ from vision.board_read import COVERED, PAPER_LEVEL, _plain_ratio
 from vision.colour import bgr_to_lab, rgb_to_lab
 from vision.learn import learn_colours
 from vision.read import Reader
+from vision.reading import ZoneReading
 from vision.render import empty_state
 from vision.render.artwork import BOARD_COLOURS
 from vision.render.state import calibration_state, random_state
@@ -327,6 +328,66 @@ def test_four_markers_bent_by_a_wide_lens_tell_the_lens(tmp_path, capsys):
     assert np.linalg.norm(reading.to_frame(corners) - ideal, axis=1).max() > 20
     assert outlined(reading.to_frame(corners)) > 0.9 > 0.5 > outlined(ideal)
 
+def _markers_hidden(frame: np.ndarray, layout, homography, ids) -> np.ndarray:
+    """``frame`` with the markers ``ids`` painted over in the board's colour beside them (out of sight)."""
+    out = frame.copy()
+    centre = np.array(layout.size, np.float64) / 2
+    for m in layout.markers:
+        if m.id not in ids:
+            continue
+        corners = np.array(m.corners(), np.float64)
+        grown = (corners - m.center) * 1.6 + m.center
+        inward = np.array(m.center) + 40 * (centre - m.center) / np.linalg.norm(centre - m.center)
+        quad, beside = (cv2.perspectiveTransform(p.reshape(-1, 1, 2), np.asarray(homography)).reshape(-1, 2)
+                        for p in (grown, inward.reshape(1, 2)))
+        colour = out[int(beside[0, 1]), int(beside[0, 0])].tolist()
+        cv2.fillConvexPoly(out, np.rint(quad).astype(np.int32), colour)
+    return out
+
+
+def test_places_and_trays_beyond_the_markers_the_board_was_enrolled_by_are_not_read(tmp_path, capsys):
+    """The empty board and the calibration frame with the two right markers out of sight (test seed 4265, an
+    ordinary lens: the four left fit one homography, so no lens is estimated). The enrolled image beyond them
+    is the fit's extrapolation, which a strong lens puts a slot off (dev seed 19779's t012: 45 places read
+    where their neighbours lay, in every frame): `calibrate board` warns, the markers seen are stored with the
+    board, and the places and trays beyond them read unknown, the trays with the reason; the places the
+    markers surround read as ever. Enrolled with every marker, nothing is left unread so."""
+    from tests.vision.conftest import mild
+    from vision.board_read import ESTIMATED_TRAY
+    from vision.render import render_frame
+
+    layout = load_layout("alchimiste")
+    rng = np.random.default_rng(4265)
+    conditions = mild("daylight", 1)
+    (empty, empty_truth), (calibration, cal_truth) = (render_frame(layout, state(layout), conditions, rng)
+                                                      for state in (empty_state, calibration_state))
+    frame, truth = render_frame(layout, random_state(layout, rng), conditions, rng)
+    cv2.imwrite(str(tmp_path / "empty.png"), _markers_hidden(empty, layout, empty_truth["homography"], (2, 5)))
+    assert main(["calibrate", "board", str(tmp_path / "empty.png"), "--layout", "alchimiste",
+                 "--out", str(tmp_path / "cal.json")]) == 0
+    assert "markers 2, 5 of the 6 not in view" in capsys.readouterr().out
+    hidden = _markers_hidden(calibration, layout, cal_truth["homography"], (2, 5))
+    learnt = learn_colours(hidden, layout, load_calibration(tmp_path / "cal.json", layout.name))
+    merge_into(tmp_path / "cal.json", layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
+               tops_unlearnt=learnt.tops_unlearnt, pieces=learnt.pieces)
+    cal = load_calibration(tmp_path / "cal.json", layout.name)
+    assert cal.board.lens is None and cal.board.markers == (0, 1, 3, 4)
+    reading = Reader(layout, cal).read(frame)
+    beyond = max(c[0] for m in layout.markers if m.id in (1, 4) for c in m.corners())
+    places = [z for z in layout.zones if z.kind == "slot"]
+    outside = [z.id for z in places if z.center[0] > beyond]
+    inside = [z.id for z in places if z.center[0] < beyond - 10]
+    assert len(outside) > 20 and all(reading.zones[z] == ZoneReading("unknown", 1.0) for z in outside)
+    trays = [z.id for z in layout.zones if z.kind == "count"]
+    assert trays and all(reading.counts[z].count is None and reading.counts[z].reason == ESTIMATED_TRAY
+                         for z in trays)
+    read = [z for z in inside if reading.zones[z].label != "unknown"]
+    assert len(read) >= 0.8 * len(inside)
+    assert all(reading.zones[z].label == truth["zones"][z] for z in read)
+    whole = _calibrated(layout, empty, calibration, tmp_path / "whole.json")
+    assert whole.board.markers == (0, 1, 2, 3, 4, 5) and not Reader(layout, whole).board_reader.estimated
+
+
 def test_the_lens_estimated_from_the_calibration_frame_holds_for_frames_that_show_fewer_markers(tmp_path):
     """The same lens on a plain board read without enrolment (`calibrate colours` alone, as a plain board allows;
     pieces of test seed 4204): the calibration frame's markers give the lens, which is kept. Measured when
@@ -360,6 +421,21 @@ def test_a_malformed_estimated_lens_is_one_line_naming_it(tables, tmp_path, caps
     assert main(["read", str(tmp_path / "frame.png"), "--layout", "chaudron", "--calibration", str(cal)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and where in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("markers", ["0 1 2", [0, "one"], [True, 1], {"0": 1}])
+def test_malformed_enrolment_markers_are_one_line_naming_them(tables, tmp_path, capsys, markers):
+    layout, empty, _, frames = tables["plain"]
+    cal = tmp_path / "cal.json"
+    merge_into(cal, layout.name, board=enrol_board(empty, layout))
+    data = json.loads(cal.read_text())
+    assert data["board"]["markers"] == sorted(m.id for m in layout.markers)  # (every marker seen, and stored)
+    data["board"]["markers"] = markers
+    cal.write_text(json.dumps(data))
+    cv2.imwrite(str(tmp_path / "frame.png"), frames[0][0])
+    assert main(["read", str(tmp_path / "frame.png"), "--layout", "chaudron", "--calibration", str(cal)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "board.markers" in err and "Traceback" not in err
 
 
 def test_a_board_enrolled_in_even_light_gets_no_warning(tables, tmp_path, capsys):
