@@ -21,7 +21,15 @@ import numpy as np
 from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
 from vision import masks, place_crops, place_model
-from vision.board import CLIPPED, FIT_MIN_SPREAD, NOISE_SPREADS, BoardComparison, Difference, placed_by_estimate
+from vision.board import (
+    CLIPPED,
+    FIT_MIN_SPREAD,
+    NOISE_SPREADS,
+    BoardComparison,
+    Difference,
+    markers_unseen,
+    placed_by_estimate,
+)
 from vision.colour import L_WEIGHT, bgr_to_lab, rgb_to_lab
 from vision.count import agreed
 from vision.geometry import COUNT_PX_PER_MM
@@ -69,8 +77,6 @@ LIT = 0.8  # board darker than this (of the light surface) is in a shadow and te
 PAPER_LEVEL = 235.0  # the markers' white paper, in the light colours are measured in
 TOP_PX = 8  # pixels of a piece within its place's reach enough to tell its lit top's colour (learning only)
 FALLBACK_AREA = 1.3  # without a calibration frame, a piece shows its footprint and some of its sides
-ESTIMATED_TRAY = ("the empty board was enrolled without every marker in view, and this tray lies beyond those it "
-                  "saw: count it by hand, or enrol the board again with every marker in view")
 
 
 class BoardReader:
@@ -84,6 +90,8 @@ class BoardReader:
         # Zones the enrolment placed by estimate (beyond the markers it saw, no lens known) are not read: every
         # frame is compared with a board image that may lie a slot off there (``placed_by_estimate``).
         self.estimated = placed_by_estimate(layout, board, calibration.camera)
+        # (its trays' reason: the enrolment's own warning)
+        self._estimated_reason = f"not counted: {markers_unseen(board, layout)}" if self.estimated else None
         g = self.compare.geometry
         self.geometry = g
         # Colours are measured as if the enrolled board had been lit by white light bright enough to show the
@@ -526,7 +534,7 @@ class BoardReader:
         for i, zid in enumerate(g.count_ids):
             x0, y0, x1, y1 = self.layout.zone(zid).bounds
             if zid in self.estimated:
-                out[zid] = CountReading(None, 0.0, reason=ESTIMATED_TRAY)
+                out[zid] = CountReading(None, 0.0, reason=self._estimated_reason)
                 continue
             if cover.get(zid, 0.0) * (x1 - x0) * (y1 - y0) >= 64.0:  # a quarter of a cube's top under the hand
                 out[zid] = CountReading(None, 0.0, reason="a hand over the tray")
