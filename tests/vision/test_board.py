@@ -328,6 +328,7 @@ def test_four_markers_bent_by_a_wide_lens_tell_the_lens(tmp_path, capsys):
     assert np.linalg.norm(reading.to_frame(corners) - ideal, axis=1).max() > 20
     assert outlined(reading.to_frame(corners)) > 0.9 > 0.5 > outlined(ideal)
 
+
 def _markers_hidden(frame: np.ndarray, layout, homography, ids) -> np.ndarray:
     """``frame`` with the markers ``ids`` painted over in the board's colour beside them (out of sight)."""
     out = frame.copy()
