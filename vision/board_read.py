@@ -23,6 +23,8 @@ from calibration.store import BoardImage, Calibration, PieceModel
 from vision import hand_cells, masks, place_crops, place_model
 from vision.board import (
     CLIPPED,
+    FIT_MIN_SPREAD,
+    NOISE_SPREADS,
     BoardComparison,
     Difference,
     markers_unseen,
@@ -37,18 +39,24 @@ from vision.place_crops import PlaceCrops
 from vision.place_model import PlaceMeasures
 from vision.read import UNTOLD
 from vision.reading import CountReading, Reading, ZoneReading
-from vision.robust import channel_mean
+from vision.robust import centre_and_spread, channel_mean
 
 REACH = 1.6  # a place owns pixels up to this many half-widths from its centre (nearest place first)
 INNER = 0.6  # the place's centre, in half-widths (a piece set down there is surely this place's)
 CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
 AREA_DE = 20.0  # a piece's area off by a factor e weighs as much as this many ΔE of colour
 PILE_SHADOW_MM = 16.0  # a pile's shadow reaches this far beyond its tray (a cube's height, light at 45°)
+HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
 HAND_FREE_MM2 = 200.0  # and this much of it lies outside every place
+HAND_DARK = 0.7  # a cell this much darker than the board next to a hand may be the hand (or its shadow)
+HAND_REACH_MM = 40.0  # how far from what was seen of the hand it may be
+HAND_LENGTH_MM = 200.0  # a hand, wrist to fingertips (an adult's is 170-200 mm)
 HAND_MARGIN_MM = 8.0  # a hand hovers: the places beside what is seen of it wait too (and a finger's edge)
 HAND_GAP_MM = 28.0  # a gap this wide in the hand's mask (a place between fingers, at the board's edge) is under it
 HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two places
+PRINT_SHOWS = 0.8  # a cell whose brightness follows the board's print this closely (correlation) is the board
+PRINT_HIDDEN = 0.3  # ... and one whose bold print it follows less than this is covered
 # A cell a fifth likely a hand's is no hand on its own, but it is the arm's where it touches it (hysteresis)
 HAND_WEAK = 0.1
 # A place this much under what the reader takes for the hand reads unknown: the piece may lie under the part it
@@ -181,6 +189,8 @@ class BoardReader:
         self.hand_static = hand_cells.static_measures(self.compare, in_zone)
         self._cell_mm2 = g.grid_mm ** 2
         self._hand_gap = max(3, round(HAND_GAP_MM / g.grid_mm) | 1)
+        self._hand_reach = max(1, round(HAND_REACH_MM / g.grid_mm))
+        self._hand_length = max(1, round(HAND_LENGTH_MM / g.grid_mm))
         self._hand_margin = 2 * round(HAND_MARGIN_MM / g.grid_mm) + 1
         # The widest a piece's blob may be, in grid cells (its side, turned, leaning, and a cell either side).
         widest = max((max(sh.size) for sh in piece_shapes(layout).values() if sh.kind != "card"), default=30.0)
@@ -214,6 +224,18 @@ class BoardReader:
     # -- hands ------------------------------------------------------------------------------------------------
 
     def hands(self, diff: Difference) -> np.ndarray:
+        """Grid cells under an arm or a hand: the hand model's arms, and the rules' arms that the model does not
+        see at all (a hand it misses whole)."""
+        model = self._model_hands(diff)
+        rules = self._rules_hands(diff)
+        if not rules.any():
+            return model
+        _, labels = cv2.connectedComponents(rules.view(np.uint8), connectivity=8)
+        seen = np.unique(labels[model & rules])
+        alone = np.isin(labels, seen, invert=True) & rules
+        return model | alone
+
+    def _model_hands(self, diff: Difference) -> np.ndarray:
         """Grid cells under an arm or a hand. The hand model (``vision/hand_cells.py``) gives each cell the
         probability that a hand covers it; an arm is a blob of cells more likely a hand's than not that reaches
         the board's edge, is larger than a piece and lies partly outside every place (pieces lie in places),
@@ -261,6 +283,89 @@ class BoardReader:
                 continue
             hand |= blob
         return hand
+
+    def _rules_hands(self, diff: Difference) -> np.ndarray:
+        """Grid cells under an arm or a hand: blobs of cells unlike the board that reach the board's edge, are
+        larger than a piece, and lie partly outside every place (pieces lie in places). A blob no larger than
+        a piece is a piece and is set aside first: the closing that joins a hand's broken outline would
+        otherwise join pieces in neighbouring places into a chain from the hand."""
+        differs = diff.grid_differs >= HAND_CELLS
+        hand, cells = self._rule_arms(differs)
+        if not hand.any():
+            return hand
+        # Where the board's print shows through as it was enrolled, the board is seen, whatever the light on it:
+        # an arm's shadow is as long as the arm and reaches the edge too, and darkens the board beyond its noise
+        # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
+        # against 347 under the hand; now 172). A hand hides the print; a cell without print is not judged.
+        # (Measured only where an arm is found, as most frames have none: without those cells there is none.)
+        shows, own = self.compare.print_shows(diff)
+        board_seen = np.nan_to_num(shows, nan=0.0) >= PRINT_SHOWS
+        hand, cells = self._rule_arms(differs & ~board_seen)
+        if hand.any():
+            rows, cols = cells.shape
+            square = np.ones((3, 3), np.uint8)
+            light = cv2.resize(diff.brightness[:rows * self.geometry.grid_px, :cols * self.geometry.grid_px],
+                               (cols, rows), interpolation=cv2.INTER_AREA)
+            # A pale hand over a pale board in its own light's colour differs from it only by being brighter than
+            # the light (it is nearer the lamp, its sides catch it): a patch of the board's colour the light
+            # cannot explain. From the arm, the mask grows over cells brighter than the free board's brightest
+            # (its noise spread), as far as a hand is long: the hand at the arm's end.
+            free = self._outside_zones & ~hand
+            if free.any():
+                level, spread = centre_and_spread(light[free].astype(np.float64))
+                lit = (light > level + NOISE_SPREADS * max(FIT_MIN_SPREAD, spread)) & ~board_seen
+                for _ in range(self._hand_length):
+                    grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & lit
+                    if np.array_equal(grown | hand, hand):
+                        break
+                    hand = hand | grown
+            # A dark hand over dark artwork in its own light differs from it in neither colour nor brightness, but
+            # it hides the print: from the arm the mask grows over cells whose bold print does not show (across
+            # a cell without print), as far as a hand is long.
+            hidden = self.compare.bold_print & (np.nan_to_num(own, nan=1.0) < PRINT_HIDDEN)
+            across = np.ones((5, 5), np.uint8)
+            for _ in range(self._hand_length // 2):
+                grown = cv2.dilate(hand.view(np.uint8), across).view(bool) & hidden
+                if np.array_equal(grown | hand, hand):
+                    break
+                hand = hand | grown
+            # A hand over artwork of its own hue looks like a shadow of it (darker, the same colour): the mask
+            # grows over cells darker than the board beside it, as far as a hand reaches. A place in the hand's
+            # shadow then waits too, rather than a place under the hand being read.
+            dark = ((light < np.log(HAND_DARK)) & ~board_seen) | (cells > 0)
+            for _ in range(self._hand_reach):
+                grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & dark
+                if np.array_equal(grown | hand, hand):
+                    break
+                hand = hand | grown
+            # What the hand encloses or nearly encloses is under it (a palm over dark artwork looks like it in
+            # patches only; between the fingers nothing can be seen whole), and the places beside it wait.
+            mask = masks.closed(hand.view(np.uint8), np.ones((self._hand_gap, self._hand_gap), np.uint8))
+            mask = masks.holes_filled(mask, lambda areas: areas * self._cell_mm2 <= HAND_HOLE_MM2)
+            hand = cv2.dilate(mask, np.ones((self._hand_margin, self._hand_margin), np.uint8)).view(bool)
+        return hand
+
+    def _rule_arms(self, differs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the cells of ``differs`` in blobs that are arms, the blobs of cells no piece's size closed)."""
+        cells = differs.astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
+        widest = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
+        pieces = widest <= self._piece_cells
+        pieces[0] = True
+        cells = (~pieces[labels]).astype(np.uint8)
+        cells = cv2.morphologyEx(cells, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
+        hand = np.zeros(cells.shape, bool)
+        for k in range(1, n):
+            if stats[k, cv2.CC_STAT_AREA] * self._cell_mm2 < HAND_MIN_MM2:
+                continue
+            blob = labels == k
+            if not (blob & self._edge).any():
+                continue
+            if np.count_nonzero(blob & self._outside_zones) * self._cell_mm2 < HAND_FREE_MM2:
+                continue
+            hand |= blob
+        return hand, cells
 
     # -- places ---------------------------------------------------------------------------------------------
 
