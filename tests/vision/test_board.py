@@ -506,8 +506,8 @@ def test_a_trays_own_print_is_never_counted_as_cubes(tmp_path):
         assert set(counts.values()) <= {0, None}, (light, counts)
 
 
-@pytest.mark.xfail(strict=True, reason="the hand model (session 65) leaves three places under the fingers read "
-                   "`empty`, where the rules before it left two")
+@pytest.mark.xfail(strict=True, reason="where the hand model sees the arm its mask replaces the rules' (session 65): "
+                   "three places under the fingers read `empty`, where the rules alone left two")
 def test_a_pale_hand_over_a_pale_board_in_dim_light_is_not_read_through(tmp_path):
     """Table 18 of `render --layout alchimiste,alchymia,chaudron --set S --tables 24 --frames-per-table 8 --seed
     9500 --blur`, its frame f003: a pale hand (skin 225, 194, 167) from the top edge over the cream board in dim
@@ -515,8 +515,9 @@ def test_a_pale_hand_over_a_pale_board_in_dim_light_is_not_read_through(tmp_path
     places under the palm and fingers read `empty` at 0.99 and more (9 of them). The rules of session 36 grew
     the hand's mask from the arm over what is brighter than the light can make the board, and two places under
     fingertips beyond it still read `empty`. The hand model of session 65 sees the sleeve and the palm's edge
-    but not the fingers whole (a tenth to half likely a hand's, not joined to the arm): four of the 15 places
-    are under its mask, and three under the fingers read `empty` with confidence."""
+    but not the fingers whole (a tenth to half likely a hand's, not joined to the arm), and where it sees the arm
+    its mask replaces the rules': four of the 15 places are under it, and three under the fingers read `empty`
+    with confidence."""
     layout = load_layout("alchimiste")
     rng = np.random.default_rng([9500, 18])
     table = dataclasses.replace(random_table(layout, rng, "plain"), piles=None)  # (the frame as drawn then)
