@@ -63,7 +63,7 @@ HAND_WEAK = 0.1
 # cannot see. The truth of the rendered tables calls a place a fifth under the hand covered; the mask is the
 # hand as the hand model finds it (about four in five of a hand's cells, no shadow, no pieces beside it: session
 # 65), so half of that share already waits. Less, and the place model decides.
-COVERED = 0.1
+COVERED = 0.5
 FRAME_SEEN = 2  # places read surely as a piece, at least, for this frame's colour of it to stand
 # A tray unlike the board beyond the cubes counted by this many cubes' areas, or this share of the count (a pile's
 # cubes show more of their sides in a tray than one on its place, and a blur spreads them), has no count. On the
@@ -230,10 +230,7 @@ class BoardReader:
         rules = self._rules_hands(diff)
         if not rules.any():
             return model
-        _, labels = cv2.connectedComponents(rules.view(np.uint8), connectivity=8)
-        seen = np.unique(labels[model & rules])
-        alone = np.isin(labels, seen, invert=True) & rules
-        return model | alone
+        return model | rules
 
     def _model_hands(self, diff: Difference) -> np.ndarray:
         """Grid cells under an arm or a hand. The hand model (``vision/hand_cells.py``) gives each cell the
