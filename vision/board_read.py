@@ -45,8 +45,8 @@ REACH = 1.6  # a place owns pixels up to this many half-widths from its centre (
 INNER = 0.6  # the place's centre, in half-widths (a piece set down there is surely this place's)
 CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
 AREA_DE = 20.0  # a piece's area off by a factor e weighs as much as this many ΔE of colour
-PILE_SHADOW_MM = 16.0  # a pile's shadow reaches this far beyond its tray (a cube's height, light at 45°)
 HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
+PILE_SHADOW_MM = 16.0  # a pile's shadow reaches this far beyond its tray (a cube's height, light at 45°)
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
 HAND_FREE_MM2 = 200.0  # and this much of it lies outside every place
 HAND_DARK = 0.7  # a cell this much darker than the board next to a hand may be the hand (or its shadow)
@@ -57,12 +57,14 @@ HAND_GAP_MM = 28.0  # a gap this wide in the hand's mask (a place between finger
 HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two places
 PRINT_SHOWS = 0.8  # a cell whose brightness follows the board's print this closely (correlation) is the board
 PRINT_HIDDEN = 0.3  # ... and one whose bold print it follows less than this is covered
-# A cell a fifth likely a hand's is no hand on its own, but it is the arm's where it touches it (hysteresis)
+# A cell a tenth likely a hand's is no hand on its own, but it is the arm's where it touches it (hysteresis)
 HAND_WEAK = 0.1
-# A place this much under what the reader takes for the hand reads unknown: the piece may lie under the part it
-# cannot see. The truth of the rendered tables calls a place a fifth under the hand covered; the mask is the
-# hand as the hand model finds it (about four in five of a hand's cells, no shadow, no pieces beside it: session
-# 65), so half of that share already waits. Less, and the place model decides.
+# A place this much under what the reader takes for the hand reads unknown: the piece may lie under the half it
+# cannot see. Less, and the place model decides, with the share among what it sees: the rules' mask takes in the
+# hand's shadow and a margin, and of the places 5 % or more under it on the development tables (set b), two in
+# five were in plain sight. On fresh seeds 13301 and 13302 (model on 280 tables, against these places read
+# unknown): unread 18.1 -> 16.8 % and 16.1 -> 15.1 %, wrong 0.41 -> 0.43 % and 0.20 -> 0.23 %, places under a
+# hand read with confidence 25 -> 24 of 557 and 9 -> 12 of 325 (most of them under hands the mask missed).
 COVERED = 0.5
 FRAME_SEEN = 2  # places read surely as a piece, at least, for this frame's colour of it to stand
 # A tray unlike the board beyond the cubes counted by this many cubes' areas, or this share of the count (a pile's
@@ -224,15 +226,14 @@ class BoardReader:
     # -- hands ------------------------------------------------------------------------------------------------
 
     def hands(self, diff: Difference) -> np.ndarray:
-        """Grid cells under an arm or a hand: the hand model's arms, and the rules' arms that the model does not
-        see at all (a hand it misses whole)."""
-        model = self._model_hands(diff)
-        rules = self._rules_hands(diff)
-        if not rules.any():
-            return model
-        return model | rules
+        """Grid cells under an arm or a hand: what the hand model takes for one and what the rules do, both. The
+        model sees hands the rules miss whole (a bare arm of the board's own colour in dim light hides the print
+        and changes little else); the rules see some the model misses (a sleeve of a colour it never learnt).
+        A place under either waits, so a hand either sees is never read through."""
+        printed = self.compare.print_shows(diff)
+        return self._model_hands(diff, printed) | self._rules_hands(diff, printed)
 
-    def _model_hands(self, diff: Difference) -> np.ndarray:
+    def _model_hands(self, diff: Difference, printed: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Grid cells under an arm or a hand. The hand model (``vision/hand_cells.py``) gives each cell the
         probability that a hand covers it; an arm is a blob of cells more likely a hand's than not that reaches
         the board's edge, is larger than a piece and lies partly outside every place (pieces lie in places),
@@ -243,9 +244,8 @@ class BoardReader:
             self.hand_model = hand_cells.shipped()
             if self.hand_model is None:
                 return np.zeros(diff.grid_differs.shape, bool)
-        p = self.hand_model.probability(
-            hand_cells.features(hand_cells.measures(self.compare, diff), self.hand_static)
-        ).reshape(diff.grid_differs.shape)
+        cells = hand_cells.measures(self.compare, diff, printed)
+        p = hand_cells.probability_map(self.hand_model, cells, self.hand_static)
         hand = self._arms(p >= 0.5)
         if not hand.any():
             return hand
@@ -281,7 +281,7 @@ class BoardReader:
             hand |= blob
         return hand
 
-    def _rules_hands(self, diff: Difference) -> np.ndarray:
+    def _rules_hands(self, diff: Difference, printed: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """Grid cells under an arm or a hand: blobs of cells unlike the board that reach the board's edge, are
         larger than a piece, and lie partly outside every place (pieces lie in places). A blob no larger than
         a piece is a piece and is set aside first: the closing that joins a hand's broken outline would
@@ -294,8 +294,7 @@ class BoardReader:
         # an arm's shadow is as long as the arm and reaches the edge too, and darkens the board beyond its noise
         # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
         # against 347 under the hand; now 172). A hand hides the print; a cell without print is not judged.
-        # (Measured only where an arm is found, as most frames have none: without those cells there is none.)
-        shows, own = self.compare.print_shows(diff)
+        shows, own = printed
         board_seen = np.nan_to_num(shows, nan=0.0) >= PRINT_SHOWS
         hand, cells = self._rule_arms(differs & ~board_seen)
         if hand.any():

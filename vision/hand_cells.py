@@ -1,13 +1,14 @@
 """Where an arm or a hand lies over an enrolled board, cell by cell: a small learnt model.
 
 A hand of the board's own colour in dim light differs from the board in neither colour nor brightness, and the
-reader's rules (``BoardReader.hands``: blobs of cells unlike the board that reach its edge) did not see it at all;
-an arm's shadow in coloured light differs in colour and joined the pieces beside it to the arm. What does tell
+reader's rules (``BoardReader._rules_hands``: blobs of cells unlike the board that reach its edge) do not see it at
+all; an arm's shadow in coloured light differs in colour and joins the pieces beside it to the arm. What does tell
 them apart is seen around a cell as much as in it: the print the board was enrolled with hidden over a hand's
 width, the outline and the rounded shading of a limb, a shadow's even darkening. So each grid cell is described
 by what the comparison with the enrolled board measures there (``measures``), averaged over squares of 1, 3, 9
 and 27 cells (4 mm to 11 cm), and a small network learnt on the randomised renderer's tables
 (``vision/train_hands.py``, ``alchemy-table train-reader``) gives the probability that a hand or an arm covers it.
+The reader's hand mask is the model's arms and the rules' together (``BoardReader.hands``).
 """
 
 from __future__ import annotations
@@ -33,16 +34,18 @@ def _cells(image: np.ndarray, grid_px: int, shape: tuple[int, int]) -> np.ndarra
     return cv2.resize(image[:rows * grid_px, :cols * grid_px], (cols, rows), interpolation=cv2.INTER_AREA)
 
 
-def measures(compare: BoardComparison, diff: Difference) -> np.ndarray:
+def measures(compare: BoardComparison, diff: Difference,
+             print_shows: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """(rows, cols, N_MEASURES) float32: per grid cell, the share unlike the board; its colour change, its
     brightening and darkening beyond the local light, and the edges the board does not have (each in the
     frame's noises, log1p); the light's level there, and how far it lies above or below the level of the free
     board that looks like the board (in that board's spreads: a pale hand in its own light's colour is brighter
     than the light can make the board); how the enrolled print shows through (its correlation over the cell and
-    over the nine around it, 0 where no print lies) and where there is print to show."""
+    over the nine around it, 0 where no print lies) and where there is print to show. (``print_shows``: the
+    comparison's ``print_shows(diff)`` where already measured.)"""
     g = compare.geometry
     shape, px = g.grid_shape, g.grid_px
-    shows, own = compare.print_shows(diff)
+    shows, own = compare.print_shows(diff) if print_shows is None else print_shows
     lifted = diff.lifted
     out = np.empty((*shape, N_MEASURES), np.float32)
     out[..., 0] = diff.grid_differs
@@ -76,6 +79,30 @@ def features(cells: np.ndarray, static: np.ndarray) -> np.ndarray:
     parts = [cells] + [cv2.blur(cells, (k, k), borderType=cv2.BORDER_REFLECT) for k in SCALES] + [static]
     x = np.concatenate(parts, axis=-1)
     return x.reshape(-1, x.shape[-1])
+
+
+def probability_map(model: HandModel, cells: np.ndarray, static: np.ndarray) -> np.ndarray:
+    """(rows, cols) float32: the probability that a hand covers each cell, from ``measures`` and
+    ``static_measures``. The network is run on every other cell of every other row, and the cells between take
+    the mean of their neighbours': a quarter of the work, and a hand's outline, 8 mm out at the worst, is
+    closed and widened by more than that after (``BoardReader.hands``)."""
+    rows, cols = cells.shape[:2]
+    parts = [cells] + [cv2.blur(cells, (k, k), borderType=cv2.BORDER_REFLECT) for k in SCALES] + [static]
+    x = np.concatenate([part[::2, ::2] for part in parts], axis=-1)
+    p = model.probability(x.reshape(-1, x.shape[-1])).reshape(x.shape[:2])
+    return _between(_between(p, rows), cols, axis=1)
+
+
+def _between(p: np.ndarray, n: int, axis: int = 0) -> np.ndarray:
+    """``p`` sampled at every other of ``n`` cells along ``axis``, back at all ``n``: each cell between two samples
+    their mean, and the last cell, past the last sample, the last sample's."""
+    p = np.moveaxis(p, axis, 0)
+    out = np.empty((n, *p.shape[1:]), p.dtype)
+    out[::2] = p
+    out[1:len(p) * 2 - 1:2] = (p[:-1] + p[1:]) / 2
+    if n % 2 == 0:
+        out[-1] = p[-1]
+    return np.moveaxis(out, 0, axis)
 
 
 class HandModel:

@@ -328,6 +328,7 @@ def test_four_markers_bent_by_a_wide_lens_tell_the_lens(tmp_path, capsys):
     assert np.linalg.norm(reading.to_frame(corners) - ideal, axis=1).max() > 20
     assert outlined(reading.to_frame(corners)) > 0.9 > 0.5 > outlined(ideal)
 
+
 def _markers_hidden(frame: np.ndarray, layout, homography, ids) -> np.ndarray:
     """``frame`` with the markers ``ids`` painted over in the board's colour beside them (out of sight)."""
     out = frame.copy()
@@ -506,18 +507,14 @@ def test_a_trays_own_print_is_never_counted_as_cubes(tmp_path):
         assert set(counts.values()) <= {0, None}, (light, counts)
 
 
-@pytest.mark.xfail(strict=True, reason="where the hand model sees the arm its mask replaces the rules' (session 65): "
-                   "three places under the fingers read `empty`, where the rules alone left two")
 def test_a_pale_hand_over_a_pale_board_in_dim_light_is_not_read_through(tmp_path):
     """Table 18 of `render --layout alchimiste,alchymia,chaudron --set S --tables 24 --frames-per-table 8 --seed
     9500 --blur`, its frame f003: a pale hand (skin 225, 194, 167) from the top edge over the cream board in dim
     light, its colour the board's in that light, only brighter. Only the sleeve differed from the board: the
-    places under the palm and fingers read `empty` at 0.99 and more (9 of them). The rules of session 36 grew
-    the hand's mask from the arm over what is brighter than the light can make the board, and two places under
-    fingertips beyond it still read `empty`. The hand model of session 65 sees the sleeve and the palm's edge
-    but not the fingers whole (a tenth to half likely a hand's, not joined to the arm), and where it sees the arm
-    its mask replaces the rules': four of the 15 places are under it, and three under the fingers read `empty`
-    with confidence."""
+    places under the palm and fingers read `empty` at 0.99 and more (9 of them). From the arm, the hand's mask
+    now grows over what is brighter than the light can make the board: 12 of the 15 places under the hand are
+    under it. Two places under fingertips beyond it still read `empty` with the place model retrained in session
+    42 (one with the model before it): neither the mask nor the model sees a hand there."""
     layout = load_layout("alchimiste")
     rng = np.random.default_rng([9500, 18])
     table = dataclasses.replace(random_table(layout, rng, "plain"), piles=None)  # (the frame as drawn then)
@@ -534,6 +531,8 @@ def test_a_pale_hand_over_a_pale_board_in_dim_light_is_not_read_through(tmp_path
     under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
     assert len(under) == 15 and tuple(truth["conditions"]["hand_mm"]["skin"]) == (225, 194, 167)
     reader = Reader(layout, _calibrated(layout, empty, calibration, tmp_path / "cal.json"))
+    cover = reader.board_reader.compared(frame, reader.locator.locate(frame))[3]
+    assert sum(cover[zid] >= COVERED for zid in under) >= 12, sorted(cover[zid] for zid in under)
     reading = reader.read(frame)
     confident = [(zid, reading.zones[zid]) for zid in under
                  if reading.zones[zid].label != "unknown" and reading.zones[zid].confidence >= 0.5]
@@ -604,13 +603,13 @@ BESIDE_HAND_TABLES = (("chaudron", "illustrated", 4121), ("alchimiste", "plain",
 
 
 def test_places_beside_a_hand_in_plain_sight_are_read_and_places_under_it_wait(tmp_path):
-    """Places in plain sight beside a hand are read; places under it wait. The hand's mask was the rules' until
-    session 65 (it took in the hand's shadow, the pieces touching it and a margin, so a place waited only when
-    half under it, and a place less under it was left to the place model); it is the hand model's now (the hand
-    as seen and 8 mm around; a place a tenth under it waits). Measured when written, over the five lightings of
-    the three tables: 625 of the 674 places in plain sight read right (the rules' mask: 617), none wrong, none
-    under the hand read with confidence (the same)."""
-    seen = right = 0
+    """The hand's mask takes in its shadow and a margin around it, so places in plain sight beside the hand are
+    partly under it. A place half under it or more reads `unknown`; less, the place model reads it from what it
+    sees (it learnt from such places). Before, a place 5 % under the mask read `unknown`: on the development
+    tables two in five of the places the mask touched were in plain sight. Measured when written: 30 of
+    the 92 places the mask touched in plain sight read right, none wrong, none under the hand read (before:
+    none read)."""
+    beside = right = 0
     wrong, confident_under_hand = [], []
     for name, kind, seed in BESIDE_HAND_TABLES:
         layout, table, rng, reader = _enrolled_table(name, kind, seed, tmp_path)
@@ -618,19 +617,20 @@ def test_places_beside_a_hand_in_plain_sight_are_read_and_places_under_it_wait(t
             frame, truth = table_frame(table, layout, rng, light, hand=True)
             reader.locator.invalidate()
             reading = reader.read(frame)
+            _, _, _, cover = reader.board_reader.compared(frame, reader.locator.locate(frame))
             for zid, want in truth["zones"].items():
                 got = reading.zones[zid]
                 if want == "unknown":
                     if got.label != "unknown" and got.confidence >= 0.5:
                         confident_under_hand.append((name, light, zid, got))
-                elif zid not in truth.get("partly_hidden", []):
-                    seen += 1
+                elif zid not in truth.get("partly_hidden", []) and cover[zid] >= 0.05:
+                    beside += 1
                     right += got.label == want
                     if got.label not in (want, "unknown"):
                         wrong.append((name, light, zid, want, got))
     assert not confident_under_hand, confident_under_hand
     assert not wrong, wrong
-    assert right >= 0.92 * seen, (right, seen)
+    assert beside >= 20 and right >= 0.2 * beside, (right, beside)
 
 
 def test_trays_on_an_enrolled_board_are_checked_against_their_area(tmp_path):
