@@ -3,12 +3,14 @@
 A hand of the board's own colour in dim light differs from the board in neither colour nor brightness, and the
 reader's rules (``BoardReader._rules_hands``: blobs of cells unlike the board that reach its edge) do not see it at
 all; an arm's shadow in coloured light differs in colour and joins the pieces beside it to the arm. What does tell
-them apart is seen around a cell as much as in it: the print the board was enrolled with hidden over a hand's
-width, the outline and the rounded shading of a limb, a shadow's even darkening. So each grid cell is described
-by what the comparison with the enrolled board measures there (``measures``), averaged over squares of 1, 3, 9
-and 27 cells (4 mm to 11 cm), and a small network learnt on the randomised renderer's tables
-(``vision/train_hands.py``, ``alchemy-table train-reader``) gives the probability that a hand or an arm covers it.
-The reader's hand mask is the model's arms and the rules' together (``BoardReader.hands``).
+them apart is a shape: a limb's two long outlines with its rounded shading between, coming in over the board's
+edge, the print the board was enrolled with hidden over a hand's width, a shadow's even darkening beside it. So
+each grid cell is described by what the comparison with the enrolled board measures there (``measures``), the
+cells are pooled four by four (16 mm), and a small convolutional network over that picture of the board (three
+3x3 layers whose taps lie 1, 2 and 4 cells apart: it sees 24 cm around a cell, an arm's width and both its
+outlines), learnt on the randomised renderer's tables (``vision/train_hands.py``, ``alchemy-table train-reader``), gives
+the probability that a hand or an arm covers each cell. The reader's hand mask is the model's arms and the
+rules' together (``BoardReader.hands``).
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ import numpy as np
 from vision.board import FIT_MIN_SPREAD, BoardComparison, Difference
 from vision.robust import centre_and_spread
 
-SCALES = (3, 9, 27)  # the widths (cells) of the squares each measure is also averaged over
-N_MEASURES = 11  # per cell: ``measures``' channels, each at its own cell and over every ``SCALES`` square
-N_FEATURES = N_MEASURES * (1 + len(SCALES)) + 3  # (and the cell's place, marker and distance to the edge)
+N_MEASURES = 11  # per cell: ``measures``' channels
+N_INPUTS = N_MEASURES + 3  # (and the cell's place, marker and distance to the edge: ``static_measures``)
 MODEL_PATH = Path(__file__).parent / "models" / "hands.npz"
 
 
@@ -74,72 +75,107 @@ def static_measures(compare: BoardComparison, in_zone: np.ndarray) -> np.ndarray
     return np.stack([in_zone, g.grid_marker, np.minimum(edge, 0.3)], axis=-1).astype(np.float32)
 
 
-def features(cells: np.ndarray, static: np.ndarray) -> np.ndarray:
-    """(rows * cols, N_FEATURES) float32 from ``measures`` and ``static_measures``."""
-    parts = [cells] + [cv2.blur(cells, (k, k), borderType=cv2.BORDER_REFLECT) for k in SCALES] + [static]
-    x = np.concatenate(parts, axis=-1)
-    return x.reshape(-1, x.shape[-1])
+def pooled(cells: np.ndarray, pool: int = 2) -> np.ndarray:
+    """``cells`` (rows, cols, ...) pooled two by two (the last row or column repeated where they are odd), once
+    for ``pool`` 2, twice for 4: the picture the model sees."""
+    if pool == 4:
+        return pooled(pooled(cells))
+    rows, cols = cells.shape[:2]
+    a = np.pad(cells, ((0, rows % 2), (0, cols % 2)) + ((0, 0),) * (cells.ndim - 2), mode="edge")
+    a = a.reshape(a.shape[0] // 2, 2, a.shape[1] // 2, 2, *a.shape[2:])
+    return ((a[:, 0, :, 0] + a[:, 0, :, 1] + a[:, 1, :, 0] + a[:, 1, :, 1]) * 0.25).astype(np.float32)
+
+
+def inputs(cells: np.ndarray, static: np.ndarray, pool: int = 2) -> np.ndarray:
+    """(rows/pool, cols/pool, N_INPUTS) float32: the model's picture from ``measures`` and ``static_measures``,
+    ``pool`` (2 or 4) grid cells a side to each of its cells."""
+    return pooled(np.concatenate([cells, static], axis=-1), pool)
 
 
 def probability_map(model: HandModel, cells: np.ndarray, static: np.ndarray) -> np.ndarray:
-    """(rows, cols) float32: the probability that a hand covers each cell, from ``measures`` and
-    ``static_measures``. The network is run on every other cell of every other row, and the cells between take
-    the mean of their neighbours': a quarter of the work, and a hand's outline, 8 mm out at the worst, is
-    closed and widened by more than that after (``BoardReader.hands``)."""
+    """(rows, cols) float32: the probability that a hand covers each grid cell, from ``measures`` and
+    ``static_measures`` (the model's answer, one per ``model.pool`` cells a side, spread back over the 4 mm
+    cells linearly)."""
     rows, cols = cells.shape[:2]
-    parts = [cells] + [cv2.blur(cells, (k, k), borderType=cv2.BORDER_REFLECT) for k in SCALES] + [static]
-    x = np.concatenate([part[::2, ::2] for part in parts], axis=-1)
-    p = model.probability(x.reshape(-1, x.shape[-1])).reshape(x.shape[:2])
-    return _between(_between(p, rows), cols, axis=1)
-
-
-def _between(p: np.ndarray, n: int, axis: int = 0) -> np.ndarray:
-    """``p`` sampled at every other of ``n`` cells along ``axis``, back at all ``n``: each cell between two samples
-    their mean, and the last cell, past the last sample, the last sample's."""
-    p = np.moveaxis(p, axis, 0)
-    out = np.empty((n, *p.shape[1:]), p.dtype)
-    out[::2] = p
-    out[1:len(p) * 2 - 1:2] = (p[:-1] + p[1:]) / 2
-    if n % 2 == 0:
-        out[-1] = p[-1]
-    return np.moveaxis(out, 0, axis)
+    k = model.pool
+    p = model.probability(inputs(cells, static, k))
+    return cv2.resize(p, (k * p.shape[1], k * p.shape[0]), interpolation=cv2.INTER_LINEAR)[:rows, :cols]
 
 
 class HandModel:
-    """A two-layer network over a cell's features: the probability that a hand or an arm covers the cell."""
+    """A small convolutional network over the board's pooled picture (``inputs``): 3x3 layers, each ``dilations``
+    cells apart, ReLU, then one weighted sum per cell: the probability that a hand or an arm covers the cell.
+    Borders repeat the edge cells (as PyTorch's ``padding_mode="replicate"`` it learnt with)."""
 
-    def __init__(self, mean, scale, w1, b1, w2, b2):
+    def __init__(self, mean, scale, dilations, weights, biases, head, head_bias, pool: int = 2):
+        self.pool = int(pool)  # grid cells (4 mm) a side to each of the model's cells
         self.mean = np.asarray(mean, np.float32)
         self.scale = np.asarray(scale, np.float32)
-        # (the standardisation folded into the first layer: one product less per cell)
-        w1 = np.asarray(w1, np.float32) / self.scale[:, None]
-        self.w1, self.b1 = w1, np.asarray(b1, np.float32) - self.mean @ w1
-        self.w2, self.b2 = np.asarray(w2, np.float32), np.asarray(b2, np.float32)
-        self._raw = (mean, scale, w1 * self.scale[:, None], b1, w2, b2)
+        self.dilations = [int(d) for d in dilations]
+        self.weights = [np.asarray(w, np.float32) for w in weights]  # (3, 3, in, out) each
+        self.biases = [np.asarray(b, np.float32) for b in biases]
+        self.head, self.head_bias = np.asarray(head, np.float32), np.asarray(head_bias, np.float32)  # (out, 1), (1,)
+        # (each of a kernel's nine taps as a product: (9, out, in))
+        self._taps = [np.ascontiguousarray(w.transpose(0, 1, 3, 2).reshape(9, w.shape[3], w.shape[2]))
+                      for w in self.weights]
+
+    @property
+    def n_inputs(self) -> int:
+        return self.weights[0].shape[2]
 
     def probability(self, x: np.ndarray) -> np.ndarray:
-        """(cells,) float32 for features ``x`` (cells, N_FEATURES)."""
-        h = x @ self.w1
-        h += self.b1
-        np.maximum(h, 0, out=h)
-        z = (h @ self.w2).ravel() + self.b2
-        return (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
+        """(h, w) float32 for the picture ``x`` (h, w, N_INPUTS)."""
+        h, w = x.shape[:2]
+        a = np.ascontiguousarray(((x - self.mean) / self.scale).transpose(2, 0, 1), dtype=np.float32)
+        for taps, bias, d in zip(self._taps, self.biases, self.dilations, strict=True):
+            a = _layer(a, taps, bias, d)
+        z = (self.head.T @ np.ascontiguousarray(a).reshape(len(a), -1)).reshape(h, w) + self.head_bias
+        return (1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))).astype(np.float32)  # (clipped: exp stays finite)
 
     def save(self, path: Path) -> None:
-        mean, scale, w1, b1, w2, b2 = self._raw
-        np.savez_compressed(path, mean=mean, scale=scale, w1=w1, b1=b1, w2=w2, b2=b2)
+        layers = {f"w{i}": w for i, w in enumerate(self.weights)} | {f"b{i}": b for i, b in enumerate(self.biases)}
+        np.savez_compressed(path, mean=self.mean, scale=self.scale, dil=np.array(self.dilations), wh=self.head,
+                            bh=self.head_bias, pool=np.array(self.pool), **layers)
 
     @classmethod
     def load(cls, path: Path) -> HandModel:
         try:
             with np.load(path) as data:
-                model = cls(*(data[k] for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
+                n = len(data["dil"])
+                model = cls(data["mean"], data["scale"], data["dil"], [data[f"w{i}"] for i in range(n)],
+                            [data[f"b{i}"] for i in range(n)], data["wh"], data["bh"],
+                            int(data["pool"]) if "pool" in data else 2)
         except (OSError, KeyError, ValueError, zipfile.BadZipFile) as e:
             raise ValueError(f"{path}: not a hand model ({e})") from None
-        if model.w1.shape[0] != N_FEATURES:
-            raise ValueError(f"{path}: a hand model of {model.w1.shape[0]} features, this reader measures "
-                             f"{N_FEATURES}: train it again (alchemy-table train-reader)")
+        if model.n_inputs != N_INPUTS or len(model.mean) != N_INPUTS or model.pool not in (2, 4):
+            raise ValueError(f"{path}: a hand model of {model.n_inputs} inputs, this reader measures {N_INPUTS}: "
+                             "train it again (alchemy-table train-reader)")
         return model
+
+
+def _layer(a: np.ndarray, taps: np.ndarray, bias: np.ndarray, d: int) -> np.ndarray:
+    """One 3x3 layer, its taps ``d`` cells apart, then ReLU, over ``a`` (channels, h, w), channels first. The
+    input is padded (edge cells repeated) and laid out flat, rows of ``w + 2d``: each tap's shifted picture is
+    then a slice of it that BLAS reads in place, one product a tap, nothing copied. Outputs fall on every column
+    of those wider rows; the ``2d`` past each row's end are dropped."""
+    c, h, w = a.shape
+    wide = w + 2 * d
+    flat = np.empty((c, (h + 2 * d) * wide + 2 * d), np.float32)  # (and 2d to spare: the last tap's slice)
+    padded = flat[:, :(h + 2 * d) * wide].reshape(c, h + 2 * d, wide)
+    padded[:, d:d + h, d:d + w] = a
+    padded[:, d:d + h, :d] = a[:, :, :1]
+    padded[:, d:d + h, d + w:] = a[:, :, -1:]
+    padded[:, :d] = padded[:, d:d + 1]
+    padded[:, d + h:] = padded[:, d + h - 1:d + h]
+    flat[:, (h + 2 * d) * wide:] = 0
+    n = h * wide
+    out = taps[0] @ flat[:, :n]
+    for k in range(1, 9):
+        start = (k // 3) * d * wide + (k % 3) * d
+        out += taps[k] @ flat[:, start:start + n]
+    out += bias[:, None]
+    np.maximum(out, 0, out=out)
+    return out.reshape(-1, h, wide)[:, :, :w]
 
 
 @lru_cache(maxsize=1)

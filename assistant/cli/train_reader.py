@@ -9,7 +9,7 @@ and writes the models (by default over those the package ships; with ``--out``, 
 ``hands.npz`` unless ``--hands-out`` says where). The places are read with the package's hand model, the one just
 written when it is the package's. ``--from DIR`` (repeatable) learns from table sets already rendered
 (``render --set DIR --tables N``) instead. The last fifth of the tables is held out: the figures printed are
-theirs. Needs PyTorch (``pip install -e '.[train]'``; about forty minutes on two cores, most of it
+theirs. Needs PyTorch (``pip install -e '.[train]'``; about fifty minutes on two cores, most of it
 rendering); reading needs numpy only.
 """
 
@@ -92,24 +92,24 @@ def run(args) -> int:
 def _train_hands(sets: list[Path], out: Path, seed: int) -> None:
     """The hand model learnt from the tables' frames (its held-out figures printed), written to ``out``."""
     from vision import hand_cells
-    from vision.train_hands import examples, train
+    from vision.train_hands import examples, scores, train
 
-    x, y, w, table = examples(sets, progress=lambda line: print(line, flush=True))
-    if not (y > 0).any():
+    tables = examples(sets, progress=lambda line: print(line, flush=True))
+    if not any((t.share >= 0.5).any() for t in tables):
         print("no hand in these tables: the hand model is not retrained", flush=True)
         return
-    held = table >= np.quantile(np.unique(table), 0.8) if len(np.unique(table)) > 1 else np.zeros(len(y), bool)
-    if held.any() and (y[~held] > 0).any() and (y[held] > 0).any():
-        model = train(x[~held], y[~held], w[~held], seed=seed, progress=lambda line: print(line, flush=True))
-        hand = model.probability(x[held]) >= 0.5
-        truth, weight = y[held] > 0, w[held]
-        found = (weight * (hand & truth)).sum() / (weight * truth).sum()
-        false = (weight * (hand & ~truth)).sum() / (weight * ~truth).sum()
-        print(f"held-out tables: {100 * found:.1f} % of the hands' cells found, {1000 * false:.2f} of every 1000 "
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    cut = len(tables) - len(tables) // 5  # (the last fifth held out)
+    if cut < len(tables) and any((t.share >= 0.5).any() for t in tables[:cut]):
+        found, taken = scores(train(tables[:cut], seed=seed, progress=say), tables[cut:])
+        print(f"held-out tables: {100 * found:.1f} % of the hands' cells found, {1000 * taken:.2f} of every 1000 "
               f"other cells taken for a hand", flush=True)
-    train(x, y, w, seed=seed, progress=lambda line: print(line, flush=True)).save(out)
+    train(tables, seed=seed, progress=say).save(out)
     hand_cells.shipped.cache_clear()
-    print(f"{int((y > 0).sum())} hand cells and {int((y == 0).sum())} others from {len(np.unique(table))} tables; "
+    print(f"{sum(int((t.share >= 0.5).sum()) for t in tables)} hand cells (16 mm) from {len(tables)} tables; "
           f"hand model written to {out}", flush=True)
 
 
