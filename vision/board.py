@@ -47,7 +47,6 @@ LOCAL_LIGHT_MM = 40.0  # the patch of board around a pixel whose brightness tell
 ALIGN_PX = 5  # a frame's warp may land this many pixels (a square) off the enrolled board
 CLIPPED = 250  # a channel this bright is at the sensor's ceiling (or near it, once warped): truly, any level above
 OVEREXPOSED = 0.02  # enrolment warns when this share of the board is at the ceiling (a hot spot, not a glint)
-BOLD_PRINT = 0.1  # a cell's print this bold (its log brightness's spread: a tenth of the light) shows through noise
 PRINT_EDGE = 0.5  # a log-grey gradient this strong is the board's print (a 13 % step; the noise's is about 0.07)
 
 _LOG = np.log(np.arange(256, dtype=np.float32) + 4.0)  # log of a level; +4: dark levels' noise held back
@@ -140,9 +139,6 @@ class BoardComparison:
         self._printed_near = cv2.dilate(self._printed.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
         pooled_mean = _around(self._print_mean)
         self._pooled_print = (pooled_mean, _around(squares) - pooled_mean ** 2)
-        # Cells whose print is bold (a tenth of the light and more, beyond a dim frame's noise): hidden there,
-        # something lies over the board.
-        self.bold_print = self._printed & (self._print_var >= BOLD_PRINT ** 2)
         self.grid = grid_cell_means(cv2.integral(image), g.grid_px, g.grid_shape)
         self._grid_log = np.log(self.grid + 4.0).astype(np.float32)
         rows, cols = g.grid_shape

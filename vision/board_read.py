@@ -20,11 +20,9 @@ import numpy as np
 
 from calibration.layout import Layout
 from calibration.store import BoardImage, Calibration, PieceModel
-from vision import masks, place_crops, place_model
+from vision import hand_cells, masks, place_crops, place_model
 from vision.board import (
     CLIPPED,
-    FIT_MIN_SPREAD,
-    NOISE_SPREADS,
     BoardComparison,
     Difference,
     markers_unseen,
@@ -39,30 +37,26 @@ from vision.place_crops import PlaceCrops
 from vision.place_model import PlaceMeasures
 from vision.read import UNTOLD
 from vision.reading import CountReading, Reading, ZoneReading
-from vision.robust import centre_and_spread, channel_mean
+from vision.robust import channel_mean
 
 REACH = 1.6  # a place owns pixels up to this many half-widths from its centre (nearest place first)
 INNER = 0.6  # the place's centre, in half-widths (a piece set down there is surely this place's)
 CHROMA_SCALE = (0.6, 1.2)  # a lit top's chroma against its piece's, at most
 AREA_DE = 20.0  # a piece's area off by a factor e weighs as much as this many ΔE of colour
-HAND_CELLS = 0.5  # a grid cell this much unlike the board is part of a blob
 PILE_SHADOW_MM = 16.0  # a pile's shadow reaches this far beyond its tray (a cube's height, light at 45°)
 HAND_MIN_MM2 = 1500.0  # an arm covers more than this
 HAND_FREE_MM2 = 200.0  # and this much of it lies outside every place
-HAND_DARK = 0.7  # a cell this much darker than the board next to a hand may be the hand (or its shadow)
-HAND_REACH_MM = 40.0  # how far from what was seen of the hand it may be
-HAND_LENGTH_MM = 200.0  # a hand, wrist to fingertips (an adult's is 170-200 mm)
 HAND_MARGIN_MM = 8.0  # a hand hovers: the places beside what is seen of it wait too (and a finger's edge)
 HAND_GAP_MM = 28.0  # a gap this wide in the hand's mask (a place between fingers, at the board's edge) is under it
 HAND_HOLE_MM2 = 2500.0  # and so is a hole the mask encloses, up to about two places
-PRINT_SHOWS = 0.8  # a cell whose brightness follows the board's print this closely (correlation) is the board
-PRINT_HIDDEN = 0.3  # ... and one whose bold print it follows less than this is covered
+# A cell a tenth likely a hand's is no hand on its own, but it is the arm's where it touches it (hysteresis)
+HAND_WEAK = 0.1
 # A place this much under what the reader takes for the hand reads unknown: the piece may lie under the half it
-# cannot see. Less, and the place model decides, with the share among what it sees: the mask takes in the
+# cannot see. Less, and the place model decides, with the share among what it sees: the rules' mask takes in the
 # hand's shadow and a margin, and of the places 5 % or more under it on the development tables (set b), two in
 # five were in plain sight. On fresh seeds 13301 and 13302 (model on 280 tables, against these places read
 # unknown): unread 18.1 -> 16.8 % and 16.1 -> 15.1 %, wrong 0.41 -> 0.43 % and 0.20 -> 0.23 %, places under a
-# hand read with confidence 25 -> 24 of 557 and 9 -> 12 of 325 (most of them under hands the mask misses).
+# hand read with confidence 25 -> 24 of 557 and 9 -> 12 of 325 (most of them under hands the mask missed).
 COVERED = 0.5
 FRAME_SEEN = 2  # places read surely as a piece, at least, for this frame's colour of it to stand
 # A tray unlike the board beyond the cubes counted by this many cubes' areas, or this share of the count (a pile's
@@ -158,6 +152,7 @@ class BoardReader:
         self._inner_owner = self._owner_flat[self._inner_px]
         self._inner_n = np.maximum(np.bincount(self._inner_owner, minlength=n), 1)
         self.model = None  # the shipped place model, loaded at the first read
+        self.hand_model = None  # the shipped hand model, likewise
         self._board_lab = self._place_colours(self.compare.image)
         # The pieces each slot may hold (rows: slots, columns: ``_labels``), their areas and colours, and how
         # far each piece's colour is from the enrolled board's at each slot.
@@ -185,10 +180,9 @@ class BoardReader:
         reach = 2 * round(PILE_SHADOW_MM / g.grid_mm) + 1
         near_tray = cv2.dilate(near_tray, np.ones((reach, reach), np.uint8)).view(bool)
         self._outside_zones = ~in_zone & ~g.grid_marker & ~near_tray
+        self.hand_static = hand_cells.static_measures(self.compare, in_zone)
         self._cell_mm2 = g.grid_mm ** 2
         self._hand_gap = max(3, round(HAND_GAP_MM / g.grid_mm) | 1)
-        self._hand_reach = max(1, round(HAND_REACH_MM / g.grid_mm))
-        self._hand_length = max(1, round(HAND_LENGTH_MM / g.grid_mm))
         self._hand_margin = 2 * round(HAND_MARGIN_MM / g.grid_mm) + 1
         # The widest a piece's blob may be, in grid cells (its side, turned, leaning, and a cell either side).
         widest = max((max(sh.size) for sh in piece_shapes(layout).values() if sh.kind != "card"), default=30.0)
@@ -222,69 +216,33 @@ class BoardReader:
     # -- hands ------------------------------------------------------------------------------------------------
 
     def hands(self, diff: Difference) -> np.ndarray:
-        """Grid cells under an arm or a hand: blobs of cells unlike the board that reach the board's edge, are
-        larger than a piece, and lie partly outside every place (pieces lie in places). A blob no larger than
-        a piece is a piece and is set aside first: the closing that joins a hand's broken outline would
-        otherwise join pieces in neighbouring places into a chain from the hand."""
-        differs = diff.grid_differs >= HAND_CELLS
-        hand, cells = self._arms(differs)
+        """Grid cells under an arm or a hand. The hand model (``vision/hand_cells.py``) gives each cell the
+        probability that a hand covers it; an arm is a blob of cells more likely a hand's than not, larger than a
+        piece and partly outside every place (pieces lie in places), grown over the cells around it that are at
+        least ``HAND_WEAK`` likely (hysteresis: a hand's dim or blurred fingers keep to the arm they belong to, a
+        likely-looking patch elsewhere starts nothing), that then reaches the board's edge: an arm comes in
+        over it, and where it does, shaken or in a sleeve the model knows less, it may be only likely.
+        A board without a hand model (none shipped) sees no hand."""
+        if self.hand_model is None:
+            self.hand_model = hand_cells.shipped()
+            if self.hand_model is None:
+                return np.zeros(diff.grid_differs.shape, bool)
+        cells = hand_cells.measures(self.compare, diff)
+        p = hand_cells.probability_map(self.hand_model, cells, self.hand_static)
+        hand = self._arms(p >= 0.5, p >= HAND_WEAK)
         if not hand.any():
             return hand
-        # Where the board's print shows through as it was enrolled, the board is seen, whatever the light on it:
-        # an arm's shadow is as long as the arm and reaches the edge too, and darkens the board beyond its noise
-        # in colour as well (dev seed 19501: the mask took 320 places in plain sight, most in the arm's shadow,
-        # against 347 under the hand; now 172). A hand hides the print; a cell without print is not judged.
-        # (Measured only where an arm is found, as most frames have none: without those cells there is none.)
-        shows, own = self.compare.print_shows(diff)
-        board_seen = np.nan_to_num(shows, nan=0.0) >= PRINT_SHOWS
-        hand, cells = self._arms(differs & ~board_seen)
-        if hand.any():
-            rows, cols = cells.shape
-            square = np.ones((3, 3), np.uint8)
-            light = cv2.resize(diff.brightness[:rows * self.geometry.grid_px, :cols * self.geometry.grid_px],
-                               (cols, rows), interpolation=cv2.INTER_AREA)
-            # A pale hand over a pale board in its own light's colour differs from it only by being brighter than
-            # the light (it is nearer the lamp, its sides catch it): a patch of the board's colour the light
-            # cannot explain. From the arm, the mask grows over cells brighter than the free board's brightest
-            # (its noise spread), as far as a hand is long: the hand at the arm's end.
-            free = self._outside_zones & ~hand
-            if free.any():
-                level, spread = centre_and_spread(light[free].astype(np.float64))
-                lit = (light > level + NOISE_SPREADS * max(FIT_MIN_SPREAD, spread)) & ~board_seen
-                for _ in range(self._hand_length):
-                    grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & lit
-                    if np.array_equal(grown | hand, hand):
-                        break
-                    hand = hand | grown
-            # A dark hand over dark artwork in its own light differs from it in neither colour nor brightness, but
-            # it hides the print: from the arm the mask grows over cells whose bold print does not show (across
-            # a cell without print), as far as a hand is long.
-            hidden = self.compare.bold_print & (np.nan_to_num(own, nan=1.0) < PRINT_HIDDEN)
-            across = np.ones((5, 5), np.uint8)
-            for _ in range(self._hand_length // 2):
-                grown = cv2.dilate(hand.view(np.uint8), across).view(bool) & hidden
-                if np.array_equal(grown | hand, hand):
-                    break
-                hand = hand | grown
-            # A hand over artwork of its own hue looks like a shadow of it (darker, the same colour): the mask
-            # grows over cells darker than the board beside it, as far as a hand reaches. A place in the hand's
-            # shadow then waits too, rather than a place under the hand being read.
-            dark = ((light < np.log(HAND_DARK)) & ~board_seen) | (cells > 0)
-            for _ in range(self._hand_reach):
-                grown = cv2.dilate(hand.view(np.uint8), square).view(bool) & dark
-                if np.array_equal(grown | hand, hand):
-                    break
-                hand = hand | grown
-            # What the hand encloses or nearly encloses is under it (a palm over dark artwork looks like it in
-            # patches only; between the fingers nothing can be seen whole), and the places beside it wait.
-            mask = masks.closed(hand.view(np.uint8), np.ones((self._hand_gap, self._hand_gap), np.uint8))
-            mask = masks.holes_filled(mask, lambda areas: areas * self._cell_mm2 <= HAND_HOLE_MM2)
-            hand = cv2.dilate(mask, np.ones((self._hand_margin, self._hand_margin), np.uint8)).view(bool)
-        return hand
+        # What the hand encloses or nearly encloses is under it (between the fingers nothing can be seen whole),
+        # and the places beside it wait.
+        mask = masks.closed(hand.view(np.uint8), np.ones((self._hand_gap, self._hand_gap), np.uint8))
+        mask = masks.holes_filled(mask, lambda areas: areas * self._cell_mm2 <= HAND_HOLE_MM2)
+        return cv2.dilate(mask, np.ones((self._hand_margin, self._hand_margin), np.uint8)).view(bool)
 
-    def _arms(self, differs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the cells of ``differs`` in blobs that are arms, the blobs of cells no piece's size closed)."""
-        cells = differs.astype(np.uint8)
+    def _arms(self, likely: np.ndarray, weak: np.ndarray) -> np.ndarray:
+        """The arms: blobs of ``likely`` cells of an arm's size and place, grown over the ``weak`` cells they
+        touch, that reach the board's edge. A blob no larger than a piece is set aside first: the closing that
+        joins a hand's broken outline would otherwise join it to the hand."""
+        cells = likely.astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
         widest = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT])
         pieces = widest <= self._piece_cells
@@ -292,17 +250,20 @@ class BoardReader:
         cells = (~pieces[labels]).astype(np.uint8)
         cells = cv2.morphologyEx(cells, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
-        hand = np.zeros(cells.shape, bool)
+        seeds = np.zeros(cells.shape, bool)
         for k in range(1, n):
             if stats[k, cv2.CC_STAT_AREA] * self._cell_mm2 < HAND_MIN_MM2:
                 continue
             blob = labels == k
-            if not (blob & self._edge).any():
-                continue
             if np.count_nonzero(blob & self._outside_zones) * self._cell_mm2 < HAND_FREE_MM2:
                 continue
-            hand |= blob
-        return hand, cells
+            seeds |= blob
+        if not seeds.any():
+            return seeds
+        _, grown = cv2.connectedComponents((seeds | weak).view(np.uint8), connectivity=8)
+        held = np.unique(grown[seeds])
+        at_edge = np.unique(grown[self._edge])
+        return np.isin(grown, np.intersect1d(held[held > 0], at_edge))
 
     # -- places ---------------------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from vision.render import LIGHTINGS, calibration_state, lighting_preset, load_st
 from vision.render import render_frame as render_one
 from vision.render.dataset import write_frame, write_set
 from vision.render.deck import CardStyle
-from vision.render.table import write_tables
+from vision.render.table import HANDS, write_tables
 
 
 def register(sub) -> None:
@@ -46,7 +46,8 @@ def register(sub) -> None:
     p.add_argument("--still", action="store_true", help="with --deck: cards lie still, no glare (an enrolment photo)")
     p.add_argument("--set", metavar="DIR", help="write an evaluation set of --frames frames into DIR")
     p.add_argument("--frames", type=int, default=400, help="frames in the --set (default 400)")
-    p.add_argument("--hands", type=float, default=1 / 6, help="fraction of --set frames with a hand (default 1/6)")
+    p.add_argument("--hands", type=float, metavar="F",
+                   help="fraction of --set frames with a hand (default 1/6; with --tables, 1/4)")
     p.add_argument("--tables", type=int, metavar="N",
                    help="write N table folders into the --set (each: one board, camera and piece set)")
     p.add_argument("--frames-per-table", type=int, default=20, metavar="M",
@@ -62,14 +63,15 @@ def run(args) -> int:
     if args.set:
         names = default_layouts() if args.layout == "all" else args.layout.split(",")
         layouts = [load_layout(n) for n in names]
+        if args.hands is not None and not 0 <= args.hands <= 1:
+            raise ValueError(f"--hands: expected a fraction 0..1, got {args.hands}")
         if args.tables is not None:
             return _tables(args, layouts)
         if args.frames < 1:
             raise ValueError(f"--frames: expected at least 1, got {args.frames}")
-        if not 0 <= args.hands <= 1:
-            raise ValueError(f"--hands: expected a fraction 0..1, got {args.hands}")
+        hands = 1 / 6 if args.hands is None else args.hands
         n = 0
-        for n, path in enumerate(write_set(Path(args.set), layouts, args.frames, args.seed, args.hands, deck=args.deck),
+        for n, path in enumerate(write_set(Path(args.set), layouts, args.frames, args.seed, hands, deck=args.deck),
                                  1):
             if n % 50 == 0:
                 print(f"{n} frames ... {path}")
@@ -109,7 +111,8 @@ def _tables(args, layouts) -> int:
     start = time.perf_counter()
     n = 0
     for n, path in enumerate(write_tables(Path(args.set), layouts, args.tables, args.frames_per_table, args.seed,
-                                          args.boards, args.blur, deck=args.deck), 1):
+                                          args.boards, args.blur, deck=args.deck,
+                                          hands=HANDS if args.hands is None else args.hands), 1):
         if n % 50 == 0:
             print(f"{n} frames ... {path}")
     took = time.perf_counter() - start

@@ -1,11 +1,15 @@
-"""``alchemy-table train-reader``: retrain the place model the board reader decides with (``vision/place_model.py``).
+"""``alchemy-table train-reader``: retrain the board reader's two learnt models, the hand model that finds arms and
+hands over the board (``vision/hand_cells.py``) and the place model it decides each place with
+(``vision/place_model.py``).
 
 ``train-reader [--tables N] [--frames-per-table M] [--seed S] [--out MODEL.npz]`` renders N fresh tables of the
 randomised renderer (every layout with piece places, plain and illustrated boards, blur on every third frame),
-calibrates each as a user would, learns from every place of every frame, and writes the model (by default over
-the one the package ships). ``--from DIR`` (repeatable) learns from table sets already rendered
+calibrates each as a user would, learns where the hands lie in every frame, then from every place of every frame,
+and writes the models (by default over those the package ships; with ``--out``, the hand model beside it as
+``hands.npz`` unless ``--hands-out`` says where). The places are read with the package's hand model, the one just
+written when it is the package's. ``--from DIR`` (repeatable) learns from table sets already rendered
 (``render --set DIR --tables N``) instead. The last fifth of the tables is held out: the figures printed are
-theirs. Needs PyTorch (``pip install -e '.[train]'``; about forty minutes on two cores, most of it
+theirs. Needs PyTorch (``pip install -e '.[train]'``; about fifty minutes on two cores, most of it
 rendering); reading needs numpy only.
 """
 
@@ -37,13 +41,15 @@ def register(sub) -> None:
     p.add_argument("--from", dest="sets", action="append", metavar="DIR",
                    help="learn from this rendered table set instead of rendering (repeatable)")
     p.add_argument("--out", metavar="MODEL.npz", help="where to write the model (default: the package's own)")
+    p.add_argument("--hands-out", metavar="HANDS.npz",
+                   help="where to write the hand model (default: the package's own; beside --out when it is given)")
     p.add_argument("--epochs", type=int, default=None, metavar="E",
                    help="passes over the places (default: the shipped model's)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    from vision import place_model
+    from vision import hand_cells, place_model
     from vision.train_places import EPOCHS, examples, train
 
     if importlib.util.find_spec("torch") is None:  # (not imported yet: the tables are read in forked workers)
@@ -54,6 +60,10 @@ def run(args) -> int:
     out = Path(args.out) if args.out else place_model.MODEL_PATH
     if out.is_dir() or not out.parent.is_dir():
         raise ValueError(f"--out {out}: not a file in an existing folder")
+    hands_out = Path(args.hands_out) if args.hands_out else out.parent / "hands.npz" if args.out else \
+        hand_cells.MODEL_PATH
+    if hands_out.is_dir() or not hands_out.parent.is_dir():
+        raise ValueError(f"--hands-out {hands_out}: not a file in an existing folder")
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="alchemy-train-") as work:
         if args.sets:
@@ -62,6 +72,7 @@ def run(args) -> int:
             if args.tables < 2 or args.frames_per_table < 1:
                 raise ValueError("train-reader: --tables is at least 2 (one is held out), --frames-per-table 1")
             sets = [_render(Path(work) / "tables", args)]
+        _train_hands(sets, hands_out, args.seed)
         x, crops, y, table = examples(sets, progress=lambda line: print(line, flush=True))
     held = table >= np.quantile(np.unique(table), 0.8) if len(np.unique(table)) > 1 else np.zeros(len(y), bool)
     def say(line):
@@ -76,6 +87,30 @@ def run(args) -> int:
     print(f"{len(y)} places ({', '.join(f'{c} {n}' for c, n in zip(place_model.CLASSES, counts, strict=True))}) from "
           f"{len(np.unique(table))} tables; model written to {out} ({time.perf_counter() - start:.0f} s)")
     return 0
+
+
+def _train_hands(sets: list[Path], out: Path, seed: int) -> None:
+    """The hand model learnt from the tables' frames (its held-out figures printed), written to ``out``."""
+    from vision import hand_cells
+    from vision.train_hands import examples, scores, train
+
+    tables = examples(sets, progress=lambda line: print(line, flush=True))
+    if not any((t.share >= 0.5).any() for t in tables):
+        print("no hand in these tables: the hand model is not retrained", flush=True)
+        return
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    cut = len(tables) - len(tables) // 5  # (the last fifth held out)
+    if cut < len(tables) and any((t.share >= 0.5).any() for t in tables[:cut]):
+        found, taken = scores(train(tables[:cut], seed=seed, progress=say), tables[cut:])
+        print(f"held-out tables: {100 * found:.1f} % of the hands' cells found, {1000 * taken:.2f} of every 1000 "
+              f"other cells taken for a hand", flush=True)
+    train(tables, seed=seed, progress=say).save(out)
+    hand_cells.shipped.cache_clear()
+    print(f"{sum(int((t.share >= 0.5).sum()) for t in tables)} hand cells (16 mm) from {len(tables)} tables; "
+          f"hand model written to {out}", flush=True)
 
 
 def _render(folder: Path, args) -> Path:

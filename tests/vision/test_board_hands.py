@@ -4,7 +4,6 @@ it (the arm's shadow); where bold print is hidden, something lies over it (a dar
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from calibration.layout import load_layout
 from calibration.store import load_calibration, merge_into
@@ -86,14 +85,12 @@ def test_a_dark_hand_over_dark_artwork_is_not_read_through(tmp_path):
     assert confident == []
 
 
-@pytest.mark.xfail(strict=True, reason="the reserve's piles and their shadows at the board's edge are taken for an "
-                   "arm in frames without a hand (issue 22; session 65's learnt hand mask saw none, branch hm65)")
 def test_a_table_without_a_hand_shows_none(tmp_path):
     """The reserve's piles reach the board's edge with their shadows, and in light of two colours a shadow differs
-    from the board: the arm's rules take such a blob for an arm in frames without any hand, and the trays and
-    places under it wait. Two fresh Alchimiste tables drawn for this test (seeds 4268 and 4269), their players'
-    piles, the five lightings. Measured when written, the grid cells taken for a hand: 3 276 (4268, mixed) and
-    829 (4269, cool); the learnt hand mask tried in session 65 took none."""
+    from the board: the rules that found hands until session 66 took such a blob for an arm in frames without any
+    hand, and the trays and places under it waited (grid cells taken for a hand: 3 276 on 4268 in mixed light,
+    829 on 4269 in cool light). The hand model takes none. Two fresh Alchimiste tables drawn for this test (seeds
+    4268 and 4269), their players' piles, the five lightings."""
     layout = load_layout("alchimiste")
     seen = {}
     for seed in (4268, 4269):

@@ -207,9 +207,23 @@ def test_a_table_set_drawn_from_a_deck_enrols_that_decks_look_alikes(cli, tmp_pa
     assert json.loads(out)["cards"]["all"]["cards_wrong_pct"] == 0
 
 
+def test_a_table_set_has_an_arm_over_the_share_of_frames_asked(cli, tmp_path):
+    """`--hands F` with `--tables` (it was ignored before session 66: every table set had an arm over a quarter
+    of its frames, whatever was asked)."""
+    hands = {}
+    for share in ("1", "0"):
+        code, _, err = cli("render", "--layout", "alchymia", "--set", str(tmp_path / share), "--tables", "1",
+                           "--frames-per-table", "3", "--seed", "4271", "--hands", share)
+        assert code == 0, err
+        hands[share] = [json.loads(p.read_text())["conditions"]["hand"] for p in (tmp_path / share).glob("t*/f*.json")]
+    assert hands == {"1": [True] * 3, "0": [False] * 3}
+
+
 def test_table_set_errors_are_one_line(cli, tmp_path):
     code, _, err = cli("render", "--layout", "alchymia", "--set", str(tmp_path), "--tables", "0")
     assert code == 2 and "--tables" in err and "Traceback" not in err
+    code, _, err = cli("render", "--layout", "alchymia", "--set", str(tmp_path), "--tables", "1", "--hands", "2")
+    assert code == 2 and "--hands" in err and "Traceback" not in err
     code, _, err = cli("render", "--layout", "alchymia", "--out", str(tmp_path / "f.png"), "--tables", "2")
     assert code == 2 and "--set" in err
 

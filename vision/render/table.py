@@ -138,8 +138,8 @@ def table_name(index: int, table: Table) -> str:
 
 
 def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table: int, seed: int = 0,
-                 boards: str = "both", blur: bool = False, workers: int = 1, deck: int | None = None
-                 ) -> Iterable[Path]:
+                 boards: str = "both", blur: bool = False, workers: int = 1, deck: int | None = None,
+                 hands: float = HANDS) -> Iterable[Path]:
     """``tables`` table folders in ``out``, cycling through ``layouts`` (then board kinds, with ``both``),
     each with its empty board, its calibration frame and ``frames_per_table`` frames cycling through the
     five lightings (continuing from one table to the next, so that every lighting comes round as often).
@@ -148,13 +148,14 @@ def write_tables(out: Path, layouts: list[Layout], tables: int, frames_per_table
     frame's path. Each table draws from its own generator (``seed``, its index), so table ``i`` is the same
     whatever the number of tables and however many ``workers`` processes render them. The card layouts' cards
     (the plain faces, or ``deck``'s families of look-alikes, sleeved, bowed, with glare, some moving as they are
-    set down) are enrolled into ``out / "cards"`` (``vision.render.card_photos``) from still photos."""
+    set down) are enrolled into ``out / "cards"`` (``vision.render.card_photos``) from still photos. ``hands``: the
+    share of the frames with an arm over the board."""
     kinds = BOARD_KINDS if boards == "both" else (boards,)
     for kind in kinds:
         if kind not in BOARD_KINDS:
             raise ValueError(f"--boards: {boards!r}: expected plain, illustrated or both")
     jobs = [(out, layouts[i % len(layouts)], kinds[(i // len(layouts)) % len(kinds)], i, frames_per_table, seed,
-             blur, deck) for i in range(tables)]
+             blur, deck, hands) for i in range(tables)]
     if workers <= 1:
         for job in jobs:
             yield from write_table(*job)
@@ -176,7 +177,7 @@ def _written_table(job: tuple) -> list[Path]:
 
 
 def write_table(out: Path, layout: Layout, kind: str, i: int, frames_per_table: int, seed: int,
-                blur: bool, deck: int | None = None) -> Iterable[Path]:
+                blur: bool, deck: int | None = None, hands: float = HANDS) -> Iterable[Path]:
     """Table ``i`` of ``write_tables``: its folder in ``out``, yielding each frame's path."""
     from vision.render.dataset import write_frame
 
@@ -196,7 +197,7 @@ def write_table(out: Path, layout: Layout, kind: str, i: int, frames_per_table: 
     blurred = 0
     for k in range(frames_per_table):
         lighting = ALL_LIGHTINGS[(i * frames_per_table + k) % len(ALL_LIGHTINGS)]
-        hand, foreign = bool(rng.random() < HANDS), bool(rng.random() < FOREIGN)
+        hand, foreign = bool(rng.random() < hands), bool(rng.random() < FOREIGN)
         motion = defocus = 0.0
         if blur and k % 3 == 1:
             motion, defocus = shake(blurred, rng)
