@@ -20,6 +20,26 @@ def mild(light: str, i: int = 0, **changes) -> Conditions:
     return replace(base, **changes)
 
 
+def enrolled_table(layout, kind: str, rng, path):
+    """A table of ``rng``, its empty board enrolled and its calibration frame learnt as `calibrate board` and
+    `calibrate colours` do; (table, reader)."""
+    from calibration.store import load_calibration, merge_into
+    from vision.board import enrol_board
+    from vision.learn import learn_colours
+    from vision.read import Reader
+    from vision.render import empty_state
+    from vision.render.state import calibration_state
+    from vision.render.table import random_table, table_frame
+
+    table = random_table(layout, rng, kind)
+    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
+    calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
+    merge_into(path, layout.name, board=enrol_board(empty, layout))
+    learnt = learn_colours(calibration, layout, load_calibration(path, layout.name))
+    merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2, pieces=learnt.pieces)
+    return table, Reader(layout, load_calibration(path, layout.name))
+
+
 @pytest.fixture(scope="session")
 def rendered():
     """(layout name, lighting, seed, hand) -> (layout, frame, truth), cached for the session."""

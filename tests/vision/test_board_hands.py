@@ -6,27 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.layout import load_layout
-from calibration.store import load_calibration, merge_into
-from vision.board import enrol_board
-from vision.learn import learn_colours
-from vision.read import Reader
-from vision.render import Hand, empty_state
-from vision.render.state import calibration_state
-from vision.render.table import random_table, table_frame
+from tests.vision.conftest import enrolled_table
+from vision.render import Hand
+from vision.render.table import table_frame
 
 LIGHTS = ("warm", "cool", "dim", "daylight", "mixed")
-
-
-def _enrolled(layout, kind: str, rng, path):
-    """A table of ``rng``, its empty board enrolled and its calibration frame learnt as `calibrate board` and
-    `calibrate colours` do; (table, reader)."""
-    table = random_table(layout, rng, kind)
-    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
-    calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
-    merge_into(path, layout.name, board=enrol_board(empty, layout))
-    learnt = learn_colours(calibration, layout, load_calibration(path, layout.name))
-    merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2, pieces=learnt.pieces)
-    return table, Reader(layout, load_calibration(path, layout.name))
 
 
 def _read(reader, frame, truth) -> tuple[int, list]:
@@ -56,7 +40,7 @@ def test_places_in_the_arms_shadow_are_not_taken_for_the_hand(tmp_path):
     for name, kind, seed in (("alchimiste", "plain", 4161), ("chaudron", "illustrated", 4162)):
         layout = load_layout(name)
         rng = np.random.default_rng(seed)
-        table, reader = _enrolled(layout, kind, rng, tmp_path / f"{name}.json")
+        table, reader = enrolled_table(layout, kind, rng, tmp_path / f"{name}.json")
         for light in LIGHTS:
             n, c = _read(reader, *table_frame(table, layout, rng, light, hand=True))
             taken += n
@@ -73,7 +57,7 @@ def test_a_dark_hand_over_dark_artwork_is_not_read_through(tmp_path):
     lightings (cool 2, daylight 1). It hides the print, and from the arm the mask now grows over the cells
     whose bold print does not show."""
     layout = load_layout("chaudron")
-    table, reader = _enrolled(layout, "illustrated", np.random.default_rng([19500, 11]), tmp_path / "cal.json")
+    table, reader = enrolled_table(layout, "illustrated", np.random.default_rng([19500, 11]), tmp_path / "cal.json")
     rng = np.random.default_rng([19500, 11, 1])
     hand = Hand(entry_mm=(222.7, -120.0), tip_mm=(49.5, 216.0), skin=(60, 46, 34), sleeve=(29, 26, 76),
                 height_mm=123.8, scale=0.855)
@@ -95,7 +79,7 @@ def test_a_table_without_a_hand_shows_none(tmp_path):
     seen = {}
     for seed in (4268, 4269):
         rng = np.random.default_rng(seed)
-        table, reader = _enrolled(layout, "plain", rng, tmp_path / f"{seed}.json")
+        table, reader = enrolled_table(layout, "plain", rng, tmp_path / f"{seed}.json")
         for light in LIGHTS:
             frame, _ = table_frame(table, layout, rng, light)
             reader.locator.invalidate()

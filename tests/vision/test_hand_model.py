@@ -1,5 +1,5 @@
 """The hand model (``vision/hand_cells.py``): which cells of an enrolled board a hand or an arm covers, learnt on
-rendered tables; a hand the rules do not see is found, and the places under it wait."""
+rendered tables; a hand the old rules did not see is found, and the places under it wait."""
 
 from __future__ import annotations
 
@@ -11,16 +11,12 @@ import pytest
 
 from assistant.cli import main
 from calibration.layout import load_layout
-from calibration.store import load_calibration, merge_into
+from tests.vision.conftest import enrolled_table
 from vision import hand_cells, train_hands
-from vision.board import enrol_board
 from vision.board_read import COVERED
 from vision.hand_cells import HandModel
-from vision.learn import learn_colours
 from vision.read import Reader
-from vision.render import empty_state
-from vision.render.state import calibration_state
-from vision.render.table import random_table, table_frame
+from vision.render.table import table_frame
 
 
 @pytest.fixture(scope="module")
@@ -35,18 +31,6 @@ def hand_tables(tmp_path_factory):
                  "--hands", "1", "--seed", "4270"]) == 0
     yield folder
     torch.set_num_threads(threads)
-
-
-def _enrolled(layout, kind: str, rng, path):
-    """A table of ``rng``, its empty board enrolled and its calibration frame learnt as `calibrate board` and
-    `calibrate colours` do; (table, reader)."""
-    table = random_table(layout, rng, kind)
-    empty, _ = table_frame(table, layout, rng, table.calibration_lighting, state=empty_state(layout))
-    calibration, _ = table_frame(table, layout, rng, table.calibration_lighting, state=calibration_state(layout))
-    merge_into(path, layout.name, board=enrol_board(empty, layout))
-    learnt = learn_colours(calibration, layout, load_calibration(path, layout.name))
-    merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2, pieces=learnt.pieces)
-    return table, Reader(layout, load_calibration(path, layout.name))
 
 
 def test_the_shipped_hand_model_loads_and_knows_the_readers_measures():
@@ -96,7 +80,7 @@ def test_a_pale_hand_the_rules_did_not_see_is_found_and_the_places_under_it_wait
     4284, the first frame after enrolment.)"""
     layout = load_layout("chaudron")
     rng = np.random.default_rng(4284)
-    table, reader = _enrolled(layout, "plain", rng, tmp_path / "chaudron.json")
+    table, reader = enrolled_table(layout, "plain", rng, tmp_path / "chaudron.json")
     frame, truth = table_frame(table, layout, rng, "dim", hand=True)
     under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
     assert len(under) == 20 and tuple(truth["conditions"]["hand_mm"]["skin"]) == (241, 199, 179)
