@@ -35,18 +35,16 @@ def _cells(image: np.ndarray, grid_px: int, shape: tuple[int, int]) -> np.ndarra
     return cv2.resize(image[:rows * grid_px, :cols * grid_px], (cols, rows), interpolation=cv2.INTER_AREA)
 
 
-def measures(compare: BoardComparison, diff: Difference,
-             print_shows: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def measures(compare: BoardComparison, diff: Difference) -> np.ndarray:
     """(rows, cols, N_MEASURES) float32: per grid cell, the share unlike the board; its colour change, its
     brightening and darkening beyond the local light, and the edges the board does not have (each in the
     frame's noises, log1p); the light's level there, and how far it lies above or below the level of the free
     board that looks like the board (in that board's spreads: a pale hand in its own light's colour is brighter
     than the light can make the board); how the enrolled print shows through (its correlation over the cell and
-    over the nine around it, 0 where no print lies) and where there is print to show. (``print_shows``: the
-    comparison's ``print_shows(diff)`` where already measured.)"""
+    over the nine around it, 0 where no print lies) and where there is print to show."""
     g = compare.geometry
     shape, px = g.grid_shape, g.grid_px
-    shows, own = compare.print_shows(diff) if print_shows is None else print_shows
+    shows, own = compare.print_shows(diff)
     lifted = diff.lifted
     out = np.empty((*shape, N_MEASURES), np.float32)
     out[..., 0] = diff.grid_differs
