@@ -6,8 +6,8 @@ all; an arm's shadow in coloured light differs in colour and joins the pieces be
 them apart is a shape: a limb's two long outlines with its rounded shading between, coming in over the board's
 edge, the print the board was enrolled with hidden over a hand's width, a shadow's even darkening beside it. So
 each grid cell is described by what the comparison with the enrolled board measures there (``measures``), the
-cells are pooled four by four (16 mm), and a small convolutional network over that picture of the board (three
-3x3 layers whose taps lie 1, 2 and 4 cells apart: it sees 24 cm around a cell, an arm's width and both its
+cells are pooled two by two (8 mm), and a small convolutional network over that picture of the board (four 3x3
+layers whose taps lie 1, 2, 4 and 8 cells apart: it sees 25 cm around a cell, an arm's width and both its
 outlines), learnt on the randomised renderer's tables (``vision/train_hands.py``, ``alchemy-table train-reader``), gives
 the probability that a hand or an arm covers each cell. The reader's hand mask is the model's arms and the
 rules' together (``BoardReader.hands``).

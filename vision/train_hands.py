@@ -1,7 +1,7 @@
 """Training the hand model (``vision/hand_cells.py``) on the randomised renderer's tables.
 
 Each table is calibrated as a user would (``calibrate board``, ``calibrate colours``); every frame of it is seen
-as the reader sees it (``hand_cells.inputs``: the comparison's measures, pooled to 16 mm cells), and what covers
+as the reader sees it (``hand_cells.inputs``: the comparison's measures, pooled to 8 mm cells), and what covers
 each cell is known: the truth of a frame with a hand holds the hand (``conditions.hand_mm``), whose outline the
 renderer draws (``render.scene.hand_polygons``). A cell is a hand's when a hand covers at least half of it, the
 board's when no hand touches it; a cell a hand covers only a little of teaches nothing (its weight is 0).
@@ -26,9 +26,9 @@ from vision.evaluate_tables import EMPTY, calibrate_table, table_folders
 from vision.read import Reader
 from vision.render.scene import Hand, hand_polygons
 
-POOL = 4  # grid cells (4 mm) a side to each of the model's cells: 16 mm
+POOL = 2  # grid cells (4 mm) a side to each of the model's cells: 8 mm
 WIDTH = 16  # channels of each layer
-DILATIONS = (1, 2, 4)  # cells between a layer's taps: it sees 15 cells (24 cm) around a cell
+DILATIONS = (1, 2, 4, 8)  # cells between a layer's taps: it sees 31 cells (25 cm) around a cell
 EPOCHS = 8
 BATCH = 8  # frames of one board size
 MIN_STEPS = 400  # steps at least, however few the frames (a handful of tables learn in more passes)

@@ -109,7 +109,7 @@ def _train_hands(sets: list[Path], out: Path, seed: int) -> None:
               f"other cells taken for a hand", flush=True)
     train(tables, seed=seed, progress=say).save(out)
     hand_cells.shipped.cache_clear()
-    print(f"{sum(int((t.share >= 0.5).sum()) for t in tables)} hand cells (16 mm) from {len(tables)} tables; "
+    print(f"{sum(int((t.share >= 0.5).sum()) for t in tables)} hand cells (8 mm) from {len(tables)} tables; "
           f"hand model written to {out}", flush=True)
 
 

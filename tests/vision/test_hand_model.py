@@ -108,9 +108,10 @@ def test_a_shaken_arm_is_found_where_it_comes_in_over_the_edge_only_likely(tmp_p
     """Table 9 of `render --layout alchimiste,alchymia,chaudron --tables 24 --frames-per-table 6 --boards both
     --blur --hands 0.5 --seed 19799`, its frame f001 (warm light, shaken 9 px): a dark bare hand under a pale
     sleeve reaching in over the bottom edge of the illustrated Alchimiste board. The model is sure of the arm
-    across the board but less of the shaken sleeve where it crosses the edge (a third likely): the arm's sure
-    part ends 48 mm short of the edge. Taken for an arm only where its sure part reached the edge, it was not an
-    arm at all, and places under it were read with confidence; an arm reaches the edge by its likely cells too."""
+    across the board but less of the shaken sleeve where it crosses the edge (the model at 16 mm tried in session
+    66: a third likely, the arm's sure part ending 48 mm short of the edge). Taken for an arm only where its sure
+    part reached the edge, it was not an arm at all, and places under it were read with confidence; an arm
+    reaches the edge by its likely cells too."""
     from itertools import islice
 
     from vision.evaluate_tables import calibrate_table
