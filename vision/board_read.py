@@ -54,9 +54,9 @@ HAND_WEAK = 0.1
 # A place this much under what the reader takes for the hand reads unknown: the piece may lie under the half it
 # cannot see. Less, and the place model decides, with the share among what it sees (the mask has a margin). Chosen
 # with the rules' mask of session 36, which took in the hand's shadow too: of the places 5 % or more under it on
-# the development tables (set b), two in five were in plain sight. On fresh seeds 13301 and 13302 (model on 280 tables, against these places read
-# unknown): unread 18.1 -> 16.8 % and 16.1 -> 15.1 %, wrong 0.41 -> 0.43 % and 0.20 -> 0.23 %, places under a
-# hand read with confidence 25 -> 24 of 557 and 9 -> 12 of 325 (most of them under hands the mask missed).
+# the development tables (set b), two in five were in plain sight. On fresh seeds 13301 and 13302 (model on 280
+# tables, against these places read unknown): unread 18.1 -> 16.8 % and 16.1 -> 15.1 %, wrong 0.41 -> 0.43 % and
+# 0.20 -> 0.23 %, places under a hand read with confidence 25 -> 24 of 557 and 9 -> 12 of 325.
 COVERED = 0.5
 FRAME_SEEN = 2  # places read surely as a piece, at least, for this frame's colour of it to stand
 # A tray unlike the board beyond the cubes counted by this many cubes' areas, or this share of the count (a pile's
