@@ -130,10 +130,10 @@ class BoardComparison:
         # The board's own edges (its print), as strong as they may show anywhere the warp may put them.
         edges = _edges(self._log_level)
         self._board_edges = cv2.dilate(edges, square)
-        self._printed = _cell_means(edges >= PRINT_EDGE, g.grid_px, g.grid_shape) > 0  # (cells the print crosses)
+        self._printed = cell_means(edges >= PRINT_EDGE, g.grid_px, g.grid_shape) > 0  # (cells the print crosses)
         self._print_grey = b = cv2.blur(self._log_level, (SMOOTH_PX, SMOOTH_PX))
-        self._print_mean = _cell_means(b, g.grid_px, g.grid_shape)
-        squares = _cell_means(b * b, g.grid_px, g.grid_shape)
+        self._print_mean = cell_means(b, g.grid_px, g.grid_shape)
+        squares = cell_means(b * b, g.grid_px, g.grid_shape)
         self._print_var = squares - self._print_mean ** 2
         # (the same over each cell and the eight around it: ``print_shows``)
         self._printed_near = cv2.dilate(self._printed.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
@@ -261,7 +261,7 @@ class BoardComparison:
         Both smoothed as the differences are (a warp lands a pixel or two off)."""
         g = self.geometry
         f = cv2.blur(diff.grey, (SMOOTH_PX, SMOOTH_PX))
-        moments = [_cell_means(x, g.grid_px, g.grid_shape) for x in (f, f * self._print_grey, f * f)]
+        moments = [cell_means(x, g.grid_px, g.grid_shape) for x in (f, f * self._print_grey, f * f)]
         corr = _correlation(*moments, self._print_mean, self._print_var)
         # The same over the cell and the eight around it (12 mm): faint print under a deep shadow is lost in the
         # noise of one cell's few pixels, not of nine's. A cell shows the print where either does.
@@ -350,10 +350,10 @@ def overexposed(board: BoardImage, layout: Layout) -> str | None:
             f"there are read less surely; dim the lamp over it or lower the camera's exposure, and enrol again")
 
 
-def _cell_means(image: np.ndarray, grid_px: int, shape: tuple[int, int]) -> np.ndarray:
+def cell_means(image: np.ndarray, grid_px: int, shape: tuple[int, int]) -> np.ndarray:
     """The mean of ``image`` (one channel) over each grid cell, float32."""
     rows, cols = shape
-    return cv2.resize(image[:rows * grid_px, :cols * grid_px].astype(np.float32), (cols, rows),
+    return cv2.resize(image[:rows * grid_px, :cols * grid_px].astype(np.float32, copy=False), (cols, rows),
                       interpolation=cv2.INTER_AREA)
 
 

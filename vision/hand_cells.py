@@ -22,17 +22,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.board import FIT_MIN_SPREAD, BoardComparison, Difference
+from vision.board import FIT_MIN_SPREAD, BoardComparison, Difference, cell_means
 from vision.robust import centre_and_spread
 
 N_MEASURES = 11  # per cell: ``measures``' channels
 N_INPUTS = N_MEASURES + 3  # (and the cell's place, marker and distance to the edge: ``static_measures``)
 MODEL_PATH = Path(__file__).parent / "models" / "hands.npz"
-
-
-def _cells(image: np.ndarray, grid_px: int, shape: tuple[int, int]) -> np.ndarray:
-    rows, cols = shape
-    return cv2.resize(image[:rows * grid_px, :cols * grid_px], (cols, rows), interpolation=cv2.INTER_AREA)
 
 
 def measures(compare: BoardComparison, diff: Difference) -> np.ndarray:
@@ -48,11 +43,11 @@ def measures(compare: BoardComparison, diff: Difference) -> np.ndarray:
     lifted = diff.lifted
     out = np.empty((*shape, N_MEASURES), np.float32)
     out[..., 0] = diff.grid_differs
-    out[..., 1] = np.log1p(_cells(diff.chroma, px, shape))
-    out[..., 2] = np.log1p(_cells(np.maximum(lifted, 0), px, shape))
-    out[..., 3] = np.log1p(_cells(np.maximum(-lifted, 0), px, shape))
-    out[..., 4] = np.log1p(_cells(diff.edges, px, shape))
-    out[..., 5] = bright = _cells(diff.brightness, px, shape)
+    out[..., 1] = np.log1p(cell_means(diff.chroma, px, shape))
+    out[..., 2] = np.log1p(cell_means(np.maximum(lifted, 0), px, shape))
+    out[..., 3] = np.log1p(cell_means(np.maximum(-lifted, 0), px, shape))
+    out[..., 4] = np.log1p(cell_means(diff.edges, px, shape))
+    out[..., 5] = bright = cell_means(diff.brightness, px, shape)
     free = bright[g.grid_background & (diff.grid_differs < 0.5)]
     level, spread = centre_and_spread(free[::3].astype(np.float64)) if len(free) >= 30 else (0.0, FIT_MIN_SPREAD)
     out[..., 10] = (bright - level) / max(spread, FIT_MIN_SPREAD)

@@ -22,6 +22,7 @@ import numpy as np
 
 from calibration.layout import load_layout
 from vision import hand_cells
+from vision.board import cell_means
 from vision.evaluate_tables import EMPTY, calibrate_table, table_folders
 from vision.read import Reader
 from vision.render.scene import Hand, hand_polygons
@@ -51,7 +52,7 @@ def hand_share(hand: dict, compare) -> np.ndarray:
     for poly in skin + sleeve:
         px = cv2.perspectiveTransform(np.asarray(poly, np.float64).reshape(-1, 1, 2), g.canonical_from_mm)
         cv2.fillPoly(mask, [np.round(px * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
-    return hand_cells._cells(mask.astype(np.float32), g.grid_px, g.grid_shape)
+    return cell_means(mask.astype(np.float32), g.grid_px, g.grid_shape)
 
 
 def table_pictures(folder: Path, work: Path) -> TablePictures | None:
