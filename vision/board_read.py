@@ -167,9 +167,6 @@ class BoardReader:
         self._mm2_per_px = 1.0 / g.px_per_mm ** 2
         self._zone_cells = _zone_cells(layout, g)
         rows, cols = g.grid_shape
-        self._edge = np.zeros((rows, cols), bool)
-        self._edge[[0, -1], :] = True
-        self._edge[:, [0, -1]] = True
         in_zone = np.zeros((rows, cols), bool)
         for cells in self._zone_cells.values():
             in_zone[cells] = True
@@ -220,8 +217,10 @@ class BoardReader:
         probability that a hand covers it; an arm is a blob of cells more likely a hand's than not, larger than a
         piece and partly outside every place (pieces lie in places), grown over the cells around it that are at
         least ``HAND_WEAK`` likely (hysteresis: a hand's dim or blurred fingers keep to the arm they belong to, a
-        likely-looking patch elsewhere starts nothing), that then reaches the board's edge: an arm comes in
-        over it, and where it does, shaken or in a sleeve the model knows less, it may be only likely.
+        likely-looking patch elsewhere starts nothing). It need not reach the board's edge: a dark sleeve over
+        print of its colour can vanish a hand's breadth before it (19806 t003 f003, seven places under a pale
+        hand read with confidence), and the network, which sees 25 cm around a cell, takes no patch for an arm
+        that the edge test then turned away (dev sets 19799, 19801, 19802: the same readings without it).
         A board without a hand model (none shipped) sees no hand."""
         if self.hand_model is None:
             self.hand_model = hand_cells.shipped()
@@ -240,7 +239,7 @@ class BoardReader:
 
     def _arms(self, likely: np.ndarray, weak: np.ndarray) -> np.ndarray:
         """The arms: blobs of ``likely`` cells of an arm's size and place, grown over the ``weak`` cells they
-        touch, that reach the board's edge. A blob no larger than a piece is set aside first: the closing that
+        touch. A blob no larger than a piece is set aside first: the closing that
         joins a hand's broken outline would otherwise join it to the hand."""
         cells = likely.astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(cells, connectivity=8)
@@ -262,8 +261,7 @@ class BoardReader:
             return seeds
         _, grown = cv2.connectedComponents((seeds | weak).view(np.uint8), connectivity=8)
         held = np.unique(grown[seeds])
-        at_edge = np.unique(grown[self._edge])
-        return np.isin(grown, np.intersect1d(held[held > 0], at_edge))
+        return np.isin(grown, held[held > 0])
 
     # -- places ---------------------------------------------------------------------------------------------
 
