@@ -104,34 +104,46 @@ def test_train_reader_learns_where_the_hands_lie(hand_tables, tmp_path, capsys):
     assert found > 0.6 and taken < 0.1, (found, taken)
 
 
-def test_a_shaken_arm_is_found_where_it_comes_in_over_the_edge_only_likely(tmp_path):
-    """Table 9 of `render --layout alchimiste,alchymia,chaudron --tables 24 --frames-per-table 6 --boards both
-    --blur --hands 0.5 --seed 19799`, its frame f001 (warm light, shaken 9 px): a dark bare hand under a pale
-    sleeve reaching in over the bottom edge of the illustrated Alchimiste board. The model is sure of the arm
-    across the board but less of the shaken sleeve where it crosses the edge (the model at 16 mm tried in session
-    66: a third likely, the arm's sure part ending 48 mm short of the edge). Taken for an arm only where its sure
-    part reached the edge, it was not an arm at all, and places under it were read with confidence; an arm
-    reaches the edge by its likely cells too."""
+def _illustrated_alchimiste_table(tmp_path, table: int, frames: int, seed: int):
+    """Table ``table`` of `render --layout alchimiste,alchymia,chaudron --tables 24 --frames-per-table 6 --boards
+    both --blur --hands 0.5 --seed SEED` (an illustrated Alchimiste board), calibrated as a user would: the
+    reader, its empty board's path and its first ``frames`` frames' paths."""
     from itertools import islice
 
     from vision.evaluate_tables import calibrate_table
     from vision.render.table import write_table
 
     layout = load_layout("alchimiste")
-    paths = list(islice(write_table(tmp_path, layout, "illustrated", 9, 6, 19799, True, hands=0.5), 4))
+    paths = list(islice(write_table(tmp_path, layout, "illustrated", table, 6, seed, True, hands=0.5), 2 + frames))
     calibration, notes = calibrate_table(paths[0].parent, layout, tmp_path / "cal.json")
     assert calibration is not None, notes
-    reader = Reader(layout, calibration)
-    frame = cv2.imread(str(paths[-1]))
-    truth = json.loads(paths[-1].with_suffix(".json").read_text())
+    return Reader(layout, calibration), paths[0], paths[2:]
+
+
+def _under_hand(reading, truth) -> tuple[int, list]:
+    """How many places the truth puts under the hand, and those of them read with confidence."""
+    under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
+    return len(under), [(zid, reading.zones[zid]) for zid in under
+                        if reading.zones[zid].label != "unknown" and reading.zones[zid].confidence >= 0.5]
+
+
+def test_a_shaken_arm_is_found_where_it_comes_in_over_the_edge_only_likely(tmp_path):
+    """Table 9 of `render --layout alchimiste,alchymia,chaudron --tables 24 --frames-per-table 6 --boards both
+    --blur --hands 0.5 --seed 19799`, its frame f001 (warm light, shaken 9 px): a dark bare hand under a pale
+    sleeve reaching in over the bottom edge of the illustrated Alchimiste board. The model is sure of the arm
+    across the board but less of the shaken sleeve where it crosses the edge (the model at 16 mm tried in session
+    66: a third likely, the arm's sure part ending 48 mm short of the edge). Taken for an arm only where its sure
+    part reached the edge, it was not an arm at all, and places under it were read with confidence: an arm is
+    its sure part grown over its likely cells (and since session 67 need not reach the edge at all)."""
+    reader, empty, (_, frame_path) = _illustrated_alchimiste_table(tmp_path, 9, 2, 19799)
+    frame = cv2.imread(str(frame_path))
+    truth = json.loads(frame_path.with_suffix(".json").read_text())
     assert truth["conditions"]["blur"]["motion_px"] == 9.0 and truth["conditions"]["hand_mm"]["sleeve"]
-    reader.locator.locate(cv2.imread(str(paths[0])))  # (as a session meets a shaken frame: the board seen before)
+    reader.locator.locate(cv2.imread(str(empty)))  # (as a session meets a shaken frame: the board seen before)
     reader.locator.locate(frame, check=True)
     reading = reader.read(frame, locate=False)
-    under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
-    confident = [(zid, reading.zones[zid]) for zid in under
-                 if reading.zones[zid].label != "unknown" and reading.zones[zid].confidence >= 0.5]
-    assert len(under) >= 10 and not confident, (len(under), confident)
+    under, confident = _under_hand(reading, truth)
+    assert under >= 10 and not confident, (under, confident)
     assert reading.hand_cells.sum() * reader.board_reader.geometry.grid_mm ** 2 > 30_000  # (mm²: the arm, whole)
 
 
@@ -142,21 +154,8 @@ def test_an_arm_whose_dark_sleeve_vanishes_over_dark_print_before_the_edge_is_st
     sure of the hand and the forearm, but the sleeve does not differ from the print for the last few
     centimetres, so nothing of the arm reaches the edge. Held to reach it, the arm was no arm at all and seven
     places under the hand were read with confidence."""
-    from itertools import islice
-
-    from vision.evaluate_tables import calibrate_table
-    from vision.render.table import write_table
-
-    layout = load_layout("alchimiste")
-    paths = list(islice(write_table(tmp_path, layout, "illustrated", 3, 6, 19806, True, hands=0.5), 6))
-    calibration, notes = calibrate_table(paths[0].parent, layout, tmp_path / "cal.json")
-    assert calibration is not None, notes
-    reader = Reader(layout, calibration)
-    frame = cv2.imread(str(paths[-1]))
-    truth = json.loads(paths[-1].with_suffix(".json").read_text())
+    reader, _, frames = _illustrated_alchimiste_table(tmp_path, 3, 4, 19806)
+    truth = json.loads(frames[-1].with_suffix(".json").read_text())
     assert truth["conditions"]["lighting"] == "cool" and truth["conditions"]["hand_mm"]["sleeve"] == [36, 33, 26]
-    reading = reader.read(frame)
-    under = [zid for zid, want in truth["zones"].items() if want == "unknown"]
-    confident = [(zid, reading.zones[zid]) for zid in under
-                 if reading.zones[zid].label != "unknown" and reading.zones[zid].confidence >= 0.5]
-    assert len(under) >= 20 and not confident, (len(under), confident)
+    under, confident = _under_hand(reader.read(cv2.imread(str(frames[-1]))), truth)
+    assert under >= 20 and not confident, (under, confident)
