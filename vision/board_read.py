@@ -220,7 +220,7 @@ class BoardReader:
         likely-looking patch elsewhere starts nothing). It need not reach the board's edge: a dark sleeve over
         print of its colour can vanish a hand's breadth before it (19806 t003 f003, seven places under a pale
         hand read with confidence), and the network, which sees 25 cm around a cell, takes no patch for an arm
-        that the edge test then turned away (dev sets 19799, 19801, 19802: the same readings without it).
+        that the edge test then turned away (dev sets 19796-19802: the same readings without it, or fewer wrong).
         A board without a hand model (none shipped) sees no hand."""
         if self.hand_model is None:
             self.hand_model = hand_cells.shipped()
