@@ -196,6 +196,19 @@ class Reader:
 
             self.board_reader = BoardReader(layout, calibration, board, self)
 
+    def unenrolled(self) -> str | None:
+        """One line for the user when this board's pieces are read without its empty board enrolled, else None.
+        Without it each place is judged against the layout's one board colour, which a printed board, or one
+        of another shade or under a lamp's tint, is not: far more places are read wrong (docs/vision.md says
+        how many). A card mat is not named: its cards are matched to the enrolled cards either way."""
+        g = self.geometry
+        if self.board_reader is not None or not (g.slot_ids or g.count_ids):
+            return None
+        name = self.layout.name
+        return (f"{name}: no empty board enrolled, so its places are judged against the layout's board colour and "
+                f"read less surely; enrol it once (alchemy-table calibrate board EMPTY.png --layout {name} --out "
+                f"CAL.json), then calibrate colours again")
+
     def _prototype_table(self) -> np.ndarray:
         """Lab of every label at every shade: (n_labels, n_shades, 3)."""
         rows = []

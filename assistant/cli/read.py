@@ -2,7 +2,8 @@
 
 ``--json`` prints ``{"layout", "board_found", "homography", "zones", "counts"}``; ``homography`` maps board
 millimetres to image pixels. A frame without the board gives ``board_found: false`` (empty zones and
-counts) and exit 0; an unreadable file, one line and exit 2.
+counts) and exit 0; an unreadable file, one line and exit 2. A board of pieces read without its empty board
+enrolled (``calibrate board``) says so on stderr, once.
 
 One photo is read as the referee reads it (``Reader(spread_stacked=True)``): a tray where a cube seems to lie on
 another has ``count: null`` and the reason ("spread the grey pile: ..."), never a count of the cubes it shows.
@@ -12,6 +13,7 @@ The live loop does not ask it (an uncounted tray would hold every commit back); 
 from __future__ import annotations
 
 import json
+import sys
 
 from calibration.layout import load_layout
 from calibration.store import load_calibration
@@ -40,7 +42,11 @@ def run(args) -> int:
     calibration = load_calibration(args.calibration, layout.name) if args.calibration else None
     frame = load_frame(args.image)
     cards = CardLibrary(args.cards) if args.cards else None
-    reading = Reader(layout, calibration, cards=cards, spread_stacked=True).read(frame)
+    reader = Reader(layout, calibration, cards=cards, spread_stacked=True)
+    note = reader.unenrolled()
+    if note:  # (on stderr: ``--json`` keeps its one object on stdout)
+        print(f"alchemy-table: {note}", file=sys.stderr)
+    reading = reader.read(frame)
     if args.annotate:
         save_image(args.annotate, annotate(frame, layout, reading))
     if args.json:

@@ -62,6 +62,8 @@ def run(args) -> int:
     commands = read_commands(args.commands) if args.commands else commands_beside(source_path)
     cards = args.cards or (source_path / "cards" if (source_path / "cards").is_dir() else None)
     boards = Boards.from_specs(layouts, args.calibration, cards, mat_sets=mode_class(args.game).card_mats)
+    for note in boards.unenrolled():
+        print(f"alchemy-table: {note}", file=sys.stderr)
     out = Path(args.out)
     ensure_empty_or_ours(out)
     hub = server = None

@@ -111,6 +111,10 @@ class Boards:
             raise ValueError("--layout: with several boards, name each one: --layout NAME=LAYOUT")
         return cls(boards)
 
+    def unenrolled(self) -> list[str]:
+        """A line for each board of pieces read without its empty board enrolled (``Reader.unenrolled``)."""
+        return [note for b in self.boards if (note := b.reader.unenrolled())]
+
     @property
     def layout(self) -> Layout:
         """The layout the table mode is given (every board of a game shares its zones; mats aside)."""

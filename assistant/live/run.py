@@ -130,6 +130,8 @@ def switcher(config: Config, path: Path, make, outputs: Outputs, current: list[P
             say(f"previous game kept as {moved}")
         pipeline = Pipeline(game, mode, boards, outputs, journal, Stabiliser(), on_step=answered(web),
                             keep=config["table.keep_frames"])
+        for note in boards.unenrolled():
+            say(note)
         if web is not None:
             web.attach(pipeline)
         pipeline.start()
@@ -192,6 +194,8 @@ def run(config: Config, *, game: str | None, resume_game: bool, setup_path: str 
             server = _serve(listen, hub, config, say)
         buttons = config.open_buttons()
         pinger = notify.pinger_from_env(config["service.stall_s"], report=say)
+        for note in pipeline.boards.unenrolled():
+            say(note)
         status = Status(pipeline.game)
         status.say(f"{pipeline.game}: opening the camera")
         publisher = publisher_from_config(config, say)

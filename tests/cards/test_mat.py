@@ -123,6 +123,8 @@ def test_the_live_loop_reads_the_mat_with_its_own_calibration_beside_the_boards(
     assert reader.read(frame).zones["crystal-air"].label == "unknown"  # the dark hand over the empty place
     only_board = Boards.from_specs(specs, str(tmp_path / "board.json"), mat_sets=mats)
     assert next(b.reader for b in only_board.boards if b.mat).read(frame).zones["crystal-air"].label == "empty"
+    # (`run` and `replay` say which boards of pieces have no empty board enrolled: a mat reads its cards either way)
+    assert [note.split(":")[0] for note in only_board.unenrolled()] == ["alchymia"]
     with pytest.raises(ValueError, match="a second calibration for layout 'alchymia-crystals'"):
         Boards.from_specs(specs, [str(tmp_path / "mat.json")] * 2, mat_sets=mats)
     with pytest.raises(ValueError, match="made for layout 'alchymia-crystals', not for the boards in view"):

@@ -76,6 +76,8 @@ def test_ready_comes_with_the_first_frame_then_the_table_status(tmp_path, echo_f
     assert seen[:ready] == [b"STATUS=chaudron: opening the camera"]
     assert b"STATUS=chaudron: watching the table" in seen[ready:]
     assert "first frame read, 1280x960" in result.stderr
+    # (no calibration given: the user is told once that the board is read without its empty board enrolled)
+    assert result.stderr.count("chaudron: no empty board enrolled") == 1
 
 
 def test_status_names_the_missing_board_and_the_end_of_the_game():

@@ -140,13 +140,20 @@ def test_calibrate_board_command(tables, tmp_path, capsys):
     for name, image in (("empty.png", empty), ("cal.png", calibration_frame), ("frame.png", frames[0][0])):
         cv2.imwrite(str(tmp_path / name), image)
     cal = tmp_path / "cal.json"
+    # Read before the board is enrolled, the user is told once, on stderr (stdout keeps its one JSON object).
+    assert main(["read", str(tmp_path / "frame.png"), "--layout", "chaudron", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["board_found"]
+    assert err.count("no empty board enrolled") == 1 and "calibrate board EMPTY.png --layout chaudron" in err
     assert main(["calibrate", "board", str(tmp_path / "empty.png"), "--layout", "chaudron", "--out", str(cal)]) == 0
     assert "empty board enrolled" in capsys.readouterr().out
     assert main(["calibrate", "colours", str(tmp_path / "cal.png"), "--layout", "chaudron", "--out", str(cal)]) == 0
     assert "against the enrolled board" in capsys.readouterr().out
     assert main(["read", str(tmp_path / "frame.png"), "--layout", "chaudron", "--calibration", str(cal),
                  "--json"]) == 0
-    reading = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    assert "no empty board enrolled" not in err
+    reading = json.loads(out)
     truth = frames[0][1]["zones"]
     right = sum(reading["zones"][z]["label"] == want for z, want in truth.items())
     wrong = [z for z, want in truth.items() if reading["zones"][z]["label"] not in (want, "unknown")]
