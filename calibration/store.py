@@ -9,7 +9,8 @@ One JSON file per board and camera, each part optional::
      "camera": {"matrix": [[...]], "distortion": [...], "image_size": [w, h]},
      "board": {"px_per_mm": 1.2, "png": "<base64>",     # the empty board as this camera sees it (canonical),
                "lens": {...},                           # the lens estimated from its markers (no "camera"),
-               "markers": [0, 1, 2, 3]},                # and the markers it was placed by
+               "markers": [0, 1, 2, 3],                 # and the markers it was placed by;
+               "learnt": true},                         # learnt from the calibration frame (a plain board)
      "estimated_lens": {...},                           # the lens estimated from the calibration frame's markers
      "pieces": {"bone": {"lab": [L, a, b], "area_mm2": 240.0}, ...},  # pieces against that board
      "tops_unlearnt": {"grey": "cube size not learnt: ..."}}  # pieces whose top the trays could not tell
@@ -18,7 +19,9 @@ One JSON file per board and camera, each part optional::
 decides "piece or not" against the enrolled board (``vision.board``), not against the layout's board colour.
 ``colours`` learnt with ``pieces`` (against the enrolled board) are the pieces in white light, as the trays are
 then counted; colours learnt before the board was enrolled are relative to the layout's board colour, and the
-reader of an enrolled board leaves them aside.
+reader of an enrolled board leaves them aside. A board ``calibrate colours`` learnt from its own frame (a plain
+board, ``"learnt": true``) is read against as one enrolled empty; ``calibrate colours`` learns it again from
+each new frame, and ``calibrate board`` replaces it.
 
 ``calibrate`` sub-commands merge into an existing file, so one file collects them all.
 """
@@ -89,6 +92,9 @@ class BoardImage:
     # ``vision.board.markers_unseen``; the reader leaves what lies beyond them unread, ``placed_by_estimate``);
     # empty in a file written before they were stored
     markers: tuple[int, ...] = field(default=(), compare=False)
+    # learnt from the calibration frame (a plain board, ``vision.board_learn``), not photographed empty: read
+    # against the same way, but learnt again from each new calibration frame
+    learnt: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         ok, png = cv2.imencode(".png", self.image)
@@ -99,6 +105,8 @@ class BoardImage:
             out["lens"] = self.lens.to_dict()
         if self.markers:
             out["markers"] = list(self.markers)
+        if self.learnt:
+            out["learnt"] = True
         return out
 
 
@@ -256,8 +264,10 @@ def _parse_board(raw: Any, fail) -> BoardImage | None:
     markers = raw.get("markers", [])
     if not isinstance(markers, list) or not all(isinstance(m, int) and not isinstance(m, bool) for m in markers):
         raise fail("board.markers", "expected a list of marker ids")
+    if not isinstance(raw.get("learnt", False), bool):
+        raise fail("board.learnt", "expected true or false")
     return BoardImage(image, float(raw["px_per_mm"]), _parse_lens(raw.get("lens"), fail, "board.lens"),
-                      tuple(sorted(markers)))
+                      tuple(sorted(markers)), raw.get("learnt", False))
 
 
 def merge_into(path: str | Path, layout_name: str, **parts: Any) -> Calibration:

@@ -67,6 +67,16 @@ def enrol_board(frame: np.ndarray, layout: Layout, calibration: Calibration | No
                 source: str = "frame") -> BoardImage:
     """The empty board in ``frame`` (BGR uint8), warped to the canonical image at ``board_px_per_mm``.
     Raises BoardEnrolError when the layout's markers are not found in it (another board, or none)."""
+    reader, location = located(frame, layout, calibration, source)
+    # (a lens estimated from every marker of the empty board is kept for the frames, which may show fewer)
+    estimated = location.lens if calibration is None or calibration.camera is None else None
+    return BoardImage(reader.warp(frame, location.homography, location.lens), reader.geometry.px_per_mm, estimated,
+                      tuple(sorted(location.markers)))
+
+
+def located(frame: np.ndarray, layout: Layout, calibration: Calibration | None = None, source: str = "frame"):
+    """(a reader at ``board_px_per_mm``, the board's location in ``frame``), the location sure enough to enrol
+    the board from; else BoardEnrolError."""
     from vision.locate import check_markers, detect_markers, look_closer
     from vision.read import Reader
 
@@ -85,10 +95,7 @@ def enrol_board(frame: np.ndarray, layout: Layout, calibration: Calibration | No
         raise BoardEnrolError(f"{source}: only {seen} of the {layout.name} board's {len(layout.markers)} markers show "
                               f"clearly where the board seems to lie: its place is not sure enough to enrol (light "
                               f"the board evenly with every marker in view, and enrol again)")
-    # (a lens estimated from every marker of the empty board is kept for the frames, which may show fewer)
-    estimated = location.lens if calibration is None or calibration.camera is None else None
-    return BoardImage(reader.warp(frame, location.homography, location.lens), reader.geometry.px_per_mm, estimated,
-                      tuple(sorted(location.markers)))
+    return reader, location
 
 
 @dataclass
@@ -128,7 +135,7 @@ class BoardComparison:
         self.log_low, self.log_high = cv2.erode(log, square), cv2.dilate(log, square)
         self._log_level = cv2.transform(log, np.full((1, 3), 1 / 3, np.float32))  # log of the board's grey level
         # The board's own edges (its print), as strong as they may show anywhere the warp may put them.
-        edges = _edges(self._log_level)
+        edges = edge_strength(self._log_level)
         self._board_edges = cv2.dilate(edges, square)
         self._printed = cell_means(edges >= PRINT_EDGE, g.grid_px, g.grid_shape) > 0  # (cells the print crosses)
         self._print_grey = b = cv2.blur(self._log_level, (SMOOTH_PX, SMOOTH_PX))
@@ -246,7 +253,7 @@ class BoardComparison:
         solid = cv2.dilate(core, square).view(bool)
         # Edges the board does not have: a pale piece on pale print still has an outline, sides and a shadow.
         grey = cv2.transform(seen, np.full((1, 3), 1 / 3, np.float32))
-        new_edges = cv2.multiply(cv2.max(cv2.subtract(_edges(grey), self._board_edges), 0.0), level)
+        new_edges = cv2.multiply(cv2.max(cv2.subtract(edge_strength(grey), self._board_edges), 0.0), level)
         cell_edges = cv2.resize(new_edges, (cols, rows), interpolation=cv2.INTER_NEAREST).ravel()[used]
         tol_e = max(MIN_BRIGHT_TOL, NOISE_SPREADS * _spread(cell_edges))
         return Difference(differs, solid, core.view(bool), bright, log_gain, share,
@@ -299,7 +306,7 @@ def _picks(n: int, size: int) -> np.ndarray:
     return np.array([rng.choice(n, size, replace=False) for _ in range(CONSENSUS_TRIES)])
 
 
-def _edges(grey: np.ndarray) -> np.ndarray:
+def edge_strength(grey: np.ndarray) -> np.ndarray:
     """The gradient's size at each pixel of a (log) grey image."""
     return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3))
 

@@ -102,10 +102,11 @@ def render(layout: Layout, state: dict, c: Conditions, light: str, rng: np.rando
     return frame, truth
 
 
-def table_calibration(layout: Layout, c: Conditions, style: PileStyle, light: str, rng: np.random.Generator
-                      ) -> Calibration | None:
-    """The table's own calibration frame (no hand, no stacking), learnt as ``calibrate colours`` does; a table
-    with a board face (``c.artwork``) has its empty board enrolled first, as ``calibrate board`` does."""
+def table_calibration(layout: Layout, c: Conditions, style: PileStyle, light: str, rng: np.random.Generator,
+                      learn_board: bool = True) -> Calibration | None:
+    """The table's own calibration frame (no hand, no stacking), learnt as ``calibrate colours`` does (the
+    layout's plain board learnt from it; not with ``learn_board`` False: read then as a board not enrolled); a
+    table with a board face (``c.artwork``) has its empty board enrolled first, as ``calibrate board`` does."""
     cal_c = replace(c, hand=None, piles=replace(style, stacked=0.0), placement_seed=c.placement_seed + 1)
     base = None
     if c.artwork is not None:
@@ -116,7 +117,7 @@ def table_calibration(layout: Layout, c: Conditions, style: PileStyle, light: st
             return None
     frame, _ = render(layout, calibration_state(layout), cal_c, light, rng)
     try:
-        return learn_colours(frame, layout, base)
+        return learn_colours(frame, layout, base, learn_board=learn_board)
     except CalibrationFrameError:
         return None
 

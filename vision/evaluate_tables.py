@@ -27,7 +27,7 @@ from calibration.layout import Layout, load_layout
 from calibration.store import Calibration, load_calibration, merge_into
 from vision.board import enrol_board
 from vision.evaluate import Tally, score
-from vision.learn import learn_colours
+from vision.learn import learn_colours, stored
 from vision.read import Reader
 from vision.render.card_photos import CARDS
 from vision.render.table import CALIBRATION, EMPTY, TABLE_FILE
@@ -101,9 +101,7 @@ def calibrate_table(folder: Path, layout: Layout, out: Path) -> tuple[Calibratio
         try:
             base = load_calibration(out, layout.name) if out.exists() else None
             learnt = learn_colours(_image(folder / CALIBRATION), layout, base, source=str(folder / CALIBRATION))
-            merge_into(out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-                       tops_unlearnt=learnt.tops_unlearnt, estimated_lens=learnt.estimated_lens,
-                       **({"pieces": learnt.pieces} if learnt.pieces else {}))
+            merge_into(out, layout.name, **stored(learnt, base))
         except ValueError as e:
             notes.append(f"{folder.name}: calibrate colours: {e}")
     return (load_calibration(out, layout.name) if out.exists() else None), notes

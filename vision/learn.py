@@ -7,6 +7,8 @@ background), so that a calibration made under one light holds under another.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -30,16 +32,55 @@ class CalibrationFrameError(ValueError):
     """The frame does not show the calibration set-up well enough to learn from."""
 
 
-def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = None, source: str = "frame"
-                  ) -> Calibration:
-    from vision.read import Reader
+def learn_colours(frame: np.ndarray, layout: Layout, base: Calibration | None = None, source: str = "frame",
+                  notes: list[str] | None = None, learn_board: bool = True) -> Calibration:
+    """The pieces as ``frame`` shows them, set out as the layout's ``[calibration]`` table says. Without a
+    board enrolled empty in ``base``, a plain board is learnt empty from the frame itself
+    (``vision.board_learn``; not with ``learn_board`` False) and the pieces against it, as against a board
+    enrolled empty: the calibration returned then holds that board. Why a board could not be learnt so is
+    added to ``notes``."""
+    from vision.board_learn import NotPlain, plain_board
 
     if not layout.calibration:
         raise CalibrationFrameError(
             f"{layout.name}: layout has no [calibration] table, nothing to learn by colour (its board colour "
             f"needs none: every frame is normalised to it; card places are enrolled with 'calibrate cards')")
-    if base is not None and base.board is not None:
+    if base is not None and base.board is not None and not base.board.learnt:
         return _learn_enrolled(frame, layout, base, source)
+    if base is not None and base.board is not None:  # (a board learnt from an earlier frame: learnt again)
+        base = replace(base, board=None, pieces={})
+    if learn_board and any(z.kind == "slot" for z in layout.zones):
+        try:
+            board = plain_board(frame, layout, base, source)
+        except NotPlain as e:
+            if notes is not None:
+                notes.append(str(e))
+        else:  # (read then as against a board enrolled empty: its places and its trays)
+            plain = Calibration(layout.name, corners=None if base is None else base.corners,
+                                camera=None if base is None else base.camera, board=board)
+            return _learn_enrolled(frame, layout, plain, source)
+    return _learn_plain(frame, layout, base, source)
+
+
+def stored(learnt: Calibration, base: Calibration | None) -> dict:
+    """What ``calibrate colours`` merges into the calibration file from ``learnt`` (``merge_into``'s parts): the
+    colours, tops and lens; the pieces, and the board learnt from the frame, when there are; and no board nor
+    pieces where an earlier frame's learnt board is no longer plain enough to learn."""
+    parts = {"colours": learnt.colours, "top_area_mm2": learnt.top_area_mm2, "tops_unlearnt": learnt.tops_unlearnt,
+             "estimated_lens": learnt.estimated_lens}
+    if learnt.pieces:
+        parts["pieces"] = learnt.pieces
+    if learnt.board is not None and learnt.board.learnt:
+        parts["board"] = learnt.board
+    elif base is not None and base.board is not None and base.board.learnt:
+        parts.update(board=None, pieces={})
+    return parts
+
+
+def _learn_plain(frame: np.ndarray, layout: Layout, base: Calibration | None, source: str) -> Calibration:
+    """The pieces' colours and one piece's top, the frame normalised to the layout's board colour (no board)."""
+    from vision.read import Reader
+
     reader = Reader(layout, base)
     location = reader.locator.locate(frame)
     if not location.found:
@@ -345,4 +386,4 @@ def learn_pieces(frame: np.ndarray, layout: Layout, calibration: Calibration, so
     return out
 
 
-__all__ = ["CalibrationFrameError", "classify", "learn_colours", "learn_pieces"]
+__all__ = ["CalibrationFrameError", "classify", "learn_colours", "learn_pieces", "stored"]

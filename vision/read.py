@@ -207,7 +207,7 @@ class Reader:
         name = self.layout.name
         return (f"{name}: no empty board enrolled, so its places are judged against the layout's board colour and "
                 f"read less surely; enrol it once (alchemy-table calibrate board EMPTY.png --layout {name} --out "
-                f"CAL.json), then calibrate colours again")
+                f"CAL.json), then calibrate colours again (on a plain board, calibrate colours alone learns it)")
 
     def _prototype_table(self) -> np.ndarray:
         """Lab of every label at every shade: (n_labels, n_shades, 3)."""

@@ -115,7 +115,8 @@ def examples(seed: int, light: str, tables: int, frames: int, boards: tuple = LA
         board = boards[(t + LIGHTS.index(light)) % len(boards)]
         kind = BOARDS.index(board) if board in BOARDS else -1
         c, style = table(layout, light, rng, STACKED_SHARE, scale=scale, board=board)
-        calibration = table_calibration(layout, c, style, light, rng)
+        # (the layout's plain board, not enrolled: the counter of a board read without one, not learnt from the frame)
+        calibration = table_calibration(layout, c, style, light, rng, learn_board=board is not None)
         if calibration is None:
             continue
         reader = _Recorder(layout, calibration, spread_stacked=True)

@@ -19,7 +19,7 @@ from calibration.layout import load_layout
 from calibration.markers import marker_sheets, save_sheets
 from calibration.store import merge_into
 from vision.image import load_frame, save_image
-from vision.learn import learn_colours
+from vision.learn import learn_colours, stored
 from vision.locate import corners_homography, detect_markers
 
 _POINT = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -154,11 +154,15 @@ def run_colours(args) -> int:
     layout = load_layout(args.layout)
     frame = frame_from_args(args)
     base = load_calibration(args.out, layout.name) if Path(args.out).exists() else None
-    learnt = learn_colours(frame, layout, base, source=args.image or "the camera")
+    notes: list[str] = []
+    learnt = learn_colours(frame, layout, base, source=args.image or "the camera", notes=notes)
     pieces = learnt.pieces
-    merge_into(args.out, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-               tops_unlearnt=learnt.tops_unlearnt, estimated_lens=learnt.estimated_lens,
-               **({"pieces": pieces} if pieces else {}))
+    merge_into(args.out, layout.name, **stored(learnt, base))
+    if learnt.board is not None and learnt.board.learnt:
+        print("  the board is plain: learnt empty from this frame (under each piece, what its place's empty "
+              "fellows show); a printed board must be enrolled empty: calibrate board EMPTY.png")
+    for note in notes:
+        print(f"  no board learnt: {note}")
     markers = len(detect_markers(frame))
     for label, rgb in sorted(learnt.colours.items()):
         print(f"  {label:14} #{rgb[0]:02x}{rgb[1]:02x}{rgb[2]:02x}  (palette {layout.palette.get(label, '?')})")

@@ -36,7 +36,7 @@ def run_board(args) -> int:
     for warning in (markers_unseen(board, layout), overexposed(board, layout)):
         if warning:
             print(f"  {warning}")
-    if base is not None and base.colours and not base.pieces:
+    if base is not None and base.colours:  # (learnt with no board, or against one learnt from their own frame)
         print("  the colours in it were learnt without this board: run 'calibrate colours' again to learn the "
               "pieces against it")
     return 0

@@ -26,7 +26,8 @@ def register(sub) -> None:
                         "set's, 0.9-1.08)")
     p.add_argument("--board", choices=("plain", "illustrated"),
                    help="each table a random board face of this kind, enrolled with its empty board first "
-                        "(default: the layout's plain board, not enrolled)")
+                        "(default: the layout's plain board, learnt empty from the calibration frame as "
+                        "'calibrate colours' learns it)")
     p.add_argument("--endgames", type=int, metavar="N", help="instead: the referee on N rendered end-games")
     p.add_argument("--mistakes", type=int, default=10, metavar="N", help="list the first N mistakes (default 10)")
     p.set_defaults(run=run)

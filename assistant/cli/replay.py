@@ -62,8 +62,6 @@ def run(args) -> int:
     commands = read_commands(args.commands) if args.commands else commands_beside(source_path)
     cards = args.cards or (source_path / "cards" if (source_path / "cards").is_dir() else None)
     boards = Boards.from_specs(layouts, args.calibration, cards, mat_sets=mode_class(args.game).card_mats)
-    for note in boards.unenrolled():
-        print(f"alchemy-table: {note}", file=sys.stderr)
     out = Path(args.out)
     ensure_empty_or_ours(out)
     hub = server = None
@@ -76,6 +74,8 @@ def run(args) -> int:
         server = start(args.web, hub, out, lambda m: print(f"alchemy-table: {m}", file=sys.stderr, flush=True))
     try:
         with open_recorded(source_path) as source:
+            for note in boards.unenrolled():  # (once the frames open: an error stays one line)
+                print(f"alchemy-table: {note}", file=sys.stderr)
             result = play(source, args.game, boards, setup, out, commands=commands, on_step=print_step,
                           progress=None if hub else Progress(source_length(source)), pictures=not args.no_pictures,
                           title=f"{args.game}: {source_path.name}", web=hub, realtime=hub is not None,

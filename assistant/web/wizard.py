@@ -147,14 +147,13 @@ def guide(hub: Any, seen: Any, name: str) -> bytes:
 
 
 def colours(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
-    from vision.learn import learn_colours
+    from vision.learn import learn_colours, stored
 
     layout = _layout(hub, data.get("layout"))
     path = _path(hub)
-    learnt = learn_colours(seen.frame, layout, _base(path, layout.name), source="the live frame")
-    calibration = merge_into(path, layout.name, colours=learnt.colours, top_area_mm2=learnt.top_area_mm2,
-                             tops_unlearnt=learnt.tops_unlearnt, estimated_lens=learnt.estimated_lens,
-                             **({"pieces": learnt.pieces} if learnt.pieces else {}))
+    base = _base(path, layout.name)
+    learnt = learn_colours(seen.frame, layout, base, source="the live frame")
+    calibration = merge_into(path, layout.name, **stored(learnt, base))
     reading, picture = _reread(seen, layout, calibration)
     return {"step": "colours", "layout": layout.name, "stored": str(path),
             "learnt": {label: "#{:02x}{:02x}{:02x}".format(*rgb) for label, rgb in sorted(learnt.colours.items())},
