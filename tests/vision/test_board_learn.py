@@ -127,3 +127,19 @@ def test_a_learnt_board_is_dropped_when_a_new_calibration_frame_shows_none_and_k
     assert dropped["board"] is None and dropped["pieces"] == {}
     assert stored(Calibration("chaudron", board=learnt), before)["board"] is learnt
     assert "board" not in stored(Calibration("chaudron"), replace(before, board=enrolled))
+
+
+def test_a_malformed_learnt_flag_is_one_line_naming_it(tmp_path, capsys):
+    from calibration.store import merge_into
+
+    layout, _, _, _, calibration = _table("chaudron", "plain", 4285)
+    cal = tmp_path / "cal.json"
+    merge_into(cal, layout.name, board=plain_board(calibration, layout))
+    data = json.loads(cal.read_text())
+    assert data["board"]["learnt"] is True
+    data["board"]["learnt"] = "yes"
+    cal.write_text(json.dumps(data))
+    cv2.imwrite(str(tmp_path / "frame.png"), calibration)
+    assert main(["read", str(tmp_path / "frame.png"), "--layout", "chaudron", "--calibration", str(cal)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "board.learnt" in err and "Traceback" not in err
