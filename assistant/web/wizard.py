@@ -173,7 +173,7 @@ def board(hub: Any, seen: Any, data: dict[str, Any]) -> dict[str, Any]:
     calibration = merge_into(path, layout.name, board=image)
     reading, picture = _reread(seen, layout, calibration)
     h, w = image.image.shape[:2]
-    again = base is not None and bool(base.colours) and not base.pieces
+    again = base is not None and bool(base.colours)  # (learnt with no board, or against one learnt from a frame)
     places = [z.id for z in layout.zones if z.kind == "slot"]
     # The empty board read again with itself: every piece place should read empty; any other is named.
     labels = {z: reading["zones"].get(z, {}).get("label", "unknown") for z in places}
