@@ -28,7 +28,7 @@ import numpy as np
 
 from calibration.layout import Layout, Zone
 from calibration.store import BoardImage, Calibration
-from vision.board import BoardEnrolError, located
+from vision.board import NOISE_SPREADS, BoardEnrolError, located
 from vision.light_field import field_basis
 from vision.robust import centre_and_spread
 
@@ -38,7 +38,6 @@ OUTLINE_MM = 2.0  # a place's printed outline lies within this of its bounds
 MARKER_MM = 3.0  # a marker's white quiet zone and its sticker's edge around its pattern
 PRINT_STEP = 0.3  # (log light, a 35 % step) what a printed board's places differ by, and no grain does
 PRINTED_SHARE = 0.05  # a board whose empty places differ so in more of them is printed
-NOISE_SPREADS = 4.0  # a pixel this many times the frame's noise off the prediction differs from it
 MIN_TOLERANCE = 0.08  # (log units: 8 % of the light, at least)
 PIECE_MM = 4.0  # a blob this wide at least is a piece (a fellow's outline a pixel off is a thin line)
 SAME_SIZE_MM = 0.5  # places within this of one another's size are of one size
